@@ -1,0 +1,116 @@
+import { describeZodError, PolicySet } from "@quiesce/shared";
+import { z } from "zod";
+
+/**
+ * The coordinator's app settings. These names are exactly the Function app's settings in
+ * infra/ (a test keeps the two in step); Functions host settings (AzureWebJobs*, FUNCTIONS_*,
+ * APPLICATIONINSIGHTS_*) are the host's and are not read here.
+ */
+
+const json = <T extends z.ZodType>(schema: T) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+
+const boolText = z.enum(["true", "false"]).transform((v) => v === "true");
+
+export const CoordinatorSettings = z
+  .object({
+    /** Table Storage connection string (Azurite, or key-based access). */
+    QUIESCE_STORAGE_CONNECTION_STRING: z.string().min(1).optional(),
+    /** Table endpoint reached with the app's managed identity, e.g. https://acct.table.core.windows.net */
+    QUIESCE_TABLE_ENDPOINT: z.url().optional(),
+    /** Client id of a user-assigned identity for storage; system-assigned when absent. */
+    QUIESCE_STORAGE_CLIENT_ID: z.string().min(1).optional(),
+    /** Prefix of the four table names (members, events, readiness, history). */
+    QUIESCE_TABLE_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9]{0,40}$/, "letters and digits, starting with a letter")
+      .default("quiesce"),
+    /** "entra" in Azure (managed-identity tokens), "sharedKey" locally. */
+    QUIESCE_AUTH_MODE: z.enum(["entra", "sharedKey"]).default("entra"),
+    QUIESCE_ENTRA_TENANT_ID: z.string().min(1).optional(),
+    /** Accepted `aud` values, comma-separated: the app id URI and/or the client id. */
+    QUIESCE_ENTRA_AUDIENCE: z.string().min(1).optional(),
+    /** Override of the signing keys URL (defaults to the tenant's published keys). */
+    QUIESCE_ENTRA_JWKS_URL: z.url().optional(),
+    /** Override of accepted issuers, comma-separated (defaults to the tenant's v1 and v2 issuers). */
+    QUIESCE_ENTRA_ISSUERS: z.string().min(1).optional(),
+    /** App role a relay's identity must hold. */
+    QUIESCE_RELAY_ROLE: z.string().min(1).default("Quiesce.Relay"),
+    /** App role for the status API (read). */
+    QUIESCE_READER_ROLE: z.string().min(1).default("Quiesce.Reader"),
+    /** App role for hold / release / force-approve. */
+    QUIESCE_OPERATOR_ROLE: z.string().min(1).default("Quiesce.Operator"),
+    /** sharedKey mode: key relays present. */
+    QUIESCE_RELAY_KEY: z.string().min(16).optional(),
+    /** sharedKey mode: key for the status and operator routes. */
+    QUIESCE_OPERATOR_KEY: z.string().min(16).optional(),
+    /** Policy JSON: {"default": {...}, "clusters": {"name": {...}}}; see README. */
+    QUIESCE_POLICY: json(PolicySet).default(PolicySet.parse({})),
+    /** Largest accepted report body. */
+    QUIESCE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(4_194_304).default(262_144),
+    /** NCRONTAB schedule of the sweep timer (Functions reads it as %QUIESCE_SWEEP_SCHEDULE%). */
+    QUIESCE_SWEEP_SCHEDULE: z.string().min(1).default("*/10 * * * * *"),
+    /** Ended events (and their readiness rows) are deleted after this many days. */
+    QUIESCE_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
+    /** History rows are deleted after this many days. */
+    QUIESCE_HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    /** Log every report at debug level. */
+    QUIESCE_DEBUG: boolText.default(false),
+  })
+  .superRefine((s, ctx) => {
+    if (!s.QUIESCE_STORAGE_CONNECTION_STRING === !s.QUIESCE_TABLE_ENDPOINT) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["QUIESCE_TABLE_ENDPOINT"],
+        message: "set exactly one of QUIESCE_STORAGE_CONNECTION_STRING and QUIESCE_TABLE_ENDPOINT",
+      });
+    }
+    if (s.QUIESCE_AUTH_MODE === "entra") {
+      for (const k of ["QUIESCE_ENTRA_TENANT_ID", "QUIESCE_ENTRA_AUDIENCE"] as const) {
+        if (!s[k])
+          ctx.addIssue({
+            code: "custom",
+            path: [k],
+            message: "required when QUIESCE_AUTH_MODE=entra",
+          });
+      }
+    } else {
+      for (const k of ["QUIESCE_RELAY_KEY", "QUIESCE_OPERATOR_KEY"] as const) {
+        if (!s[k])
+          ctx.addIssue({
+            code: "custom",
+            path: [k],
+            message: "required when QUIESCE_AUTH_MODE=sharedKey",
+          });
+      }
+    }
+  });
+export type CoordinatorSettings = z.infer<typeof CoordinatorSettings>;
+
+/** Names every setting the coordinator reads (the infra consistency test uses this). */
+export const COORDINATOR_SETTING_NAMES = Object.keys(CoordinatorSettings.shape);
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Reads the settings from an environment, keeping only QUIESCE_* names; throws naming each bad one. */
+export function loadCoordinatorSettings(env: NodeJS.ProcessEnv = process.env): CoordinatorSettings {
+  const picked = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => k.startsWith("QUIESCE_") && v !== undefined && v !== ""),
+  );
+  const parsed = CoordinatorSettings.safeParse(picked);
+  if (!parsed.success)
+    throw new ConfigError(`invalid coordinator settings: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}

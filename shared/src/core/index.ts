@@ -1,0 +1,4 @@
+export * from "./decide";
+export * from "./policy";
+export * from "./state";
+export * from "./types";

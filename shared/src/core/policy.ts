@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/**
+ * Per-cluster policy. Every default is the safe choice: nothing is approved early unless every
+ * VM named in `Resources` confirmed its drain, and Azure's `NotBefore` stays the backstop.
+ */
+
+export const AutoApproveRule = z.strictObject({
+  /** Shown in the status API as the rule that fired, e.g. "policy:user-events". */
+  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "rule name: 1-64 letters, digits, . _ -"),
+  eventTypes: z.array(z.string().min(1)).min(1).optional(),
+  eventSources: z.array(z.string().min(1)).min(1).optional(),
+  /** Matches only when DurationInSeconds is known (>= 0) and at most this. */
+  maxDurationInSeconds: z.number().int().nonnegative().optional(),
+});
+export type AutoApproveRule = z.infer<typeof AutoApproveRule>;
+
+export const Policy = z.strictObject({
+  /** Events matching a rule are approved without waiting for drains. Default: none. */
+  autoApprove: z.array(AutoApproveRule).max(32).default([]),
+  /** A failed drain hook: "block" waits for NotBefore (default), "proceed" counts it as drained. */
+  onDrainFailure: z.enum(["block", "proceed"]).default("block"),
+  /**
+   * A VM named in Resources with no live relay (never registered, or heartbeat lost): "block"
+   * (default) waits for NotBefore; "ignore" approves without it.
+   */
+  unmanagedVms: z.enum(["block", "ignore"]).default("block"),
+  /** Events approved and not yet recovered, per cluster, across availability sets and groups. */
+  maxEventsInFlight: z.number().int().min(1).max(1000).default(1),
+  /**
+   * Drains still unfinished this long before NotBefore are overdue: "wait" (default) keeps
+   * waiting for NotBefore, "proceed" approves without them.
+   */
+  drainDeadlineSecondsBeforeNotBefore: z.number().int().nonnegative().default(60),
+  onDrainOverdue: z.enum(["wait", "proceed"]).default("wait"),
+  /** How long an elected relay holds the approval lease before another is elected. */
+  approvalLeaseSeconds: z.number().int().min(5).max(600).default(30),
+  /** A relay not heard from for this long is not live. */
+  livenessTimeoutSeconds: z.number().int().min(10).max(3600).default(90),
+  /** Report interval the coordinator asks for while an event is active / when idle. */
+  activeReportSeconds: z.number().min(0.5).max(60).default(5),
+  idleReportSeconds: z.number().min(5).max(600).default(30),
+  /** A recover hook not confirmed this long after the event ended stops holding the budget. */
+  recoverTimeoutSeconds: z.number().int().min(30).max(86_400).default(1800),
+});
+export type Policy = z.infer<typeof Policy>;
+export type PolicyInput = z.input<typeof Policy>;
+
+export const DEFAULT_POLICY: Policy = Policy.parse({});
+
+/** Cluster policies: one default plus per-cluster overrides (each a partial policy). */
+export const PolicySet = z.strictObject({
+  default: Policy.partial().default({}),
+  clusters: z.record(z.string(), Policy.partial()).default({}),
+});
+export type PolicySet = z.infer<typeof PolicySet>;
+
+export function policyFor(set: PolicySet, cluster: string): Policy {
+  return Policy.parse({ ...set.default, ...(set.clusters[cluster] ?? {}) });
+}

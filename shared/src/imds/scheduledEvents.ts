@@ -1,0 +1,88 @@
+import { z } from "zod";
+
+/**
+ * The IMDS Scheduled Events document, as every api-version from 2017-03-01 to 2020-07-01 serves it.
+ * Fields added after the preview are optional; unknown fields are kept (Azure adds fields over
+ * time and a relay must not drop an event because of one); an unknown EventType is kept as its
+ * string so a new kind of maintenance still blocks approval instead of vanishing.
+ */
+
+export const SCHEDULED_EVENTS_API_VERSION = "2020-07-01";
+
+export const KNOWN_EVENT_TYPES = ["Freeze", "Reboot", "Redeploy", "Preempt", "Terminate"] as const;
+export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
+
+/** Azure's header value is case-sensitive in the docs but captures vary; normalise the two known. */
+export const EventStatus = z.enum(["Scheduled", "Started"]);
+export type EventStatus = z.infer<typeof EventStatus>;
+
+const RFC1123 = /^[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} (GMT|UTC|Z)$/;
+const ISO8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * `NotBefore` is RFC 1123 today, ISO 8601 in the 2017 preview, `""` once Started, or absent.
+ * Parsed to epoch milliseconds, `null` when there is none. Returns `undefined` for text that is
+ * neither form, so the schema can reject it with a clear message.
+ */
+export function parseNotBefore(text: string | null | undefined): number | null | undefined {
+  if (text === undefined || text === null) return null;
+  const trimmed = text.trim();
+  if (trimmed === "") return null;
+  if (!RFC1123.test(trimmed) && !ISO8601.test(trimmed)) return undefined;
+  const ms = Date.parse(trimmed);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+export const ScheduledEvent = z.looseObject({
+  EventId: z.string().min(1).max(128),
+  EventType: z.string().min(1).max(64),
+  ResourceType: z.string().max(64).optional(),
+  Resources: z.array(z.string().min(1).max(256)).max(1000),
+  EventStatus,
+  NotBefore: z
+    .string()
+    .max(64)
+    .nullish()
+    .refine((v) => parseNotBefore(v) !== undefined, {
+      message: "NotBefore must be an RFC 1123 or ISO 8601 time, or empty",
+    }),
+  Description: z.string().max(4096).nullish(),
+  EventSource: z.string().max(64).nullish(),
+  DurationInSeconds: z.number().int().min(-1).nullish(),
+});
+export type ScheduledEvent = z.infer<typeof ScheduledEvent>;
+
+export const ScheduledEventsDocument = z.looseObject({
+  DocumentIncarnation: z.number().int().nonnegative(),
+  Events: z.array(ScheduledEvent).max(100),
+});
+export type ScheduledEventsDocument = z.infer<typeof ScheduledEventsDocument>;
+
+/** EventIds are compared case-insensitively (captures show both cases) but echoed as received. */
+export function eventKey(eventId: string): string {
+  return eventId.toLowerCase();
+}
+
+export function sameEventId(a: string, b: string): boolean {
+  return eventKey(a) === eventKey(b);
+}
+
+export function notBeforeMs(event: Pick<ScheduledEvent, "NotBefore">): number | null {
+  return parseNotBefore(event.NotBefore) ?? null;
+}
+
+/** Resource names in `Resources` are VM names; Azure compares them without regard to case. */
+export function namesVm(event: Pick<ScheduledEvent, "Resources">, vmName: string): boolean {
+  const wanted = vmName.toLowerCase();
+  return event.Resources.some((r) => r.toLowerCase() === wanted);
+}
+
+export const StartRequest = z.strictObject({ EventId: z.string().min(1).max(128) });
+export type StartRequest = z.infer<typeof StartRequest>;
+
+/** The approval body. The 2017 preview also sent DocumentIncarnation; today's API ignores it. */
+export const StartRequestsBody = z.looseObject({
+  StartRequests: z.array(StartRequest).min(1).max(100),
+  DocumentIncarnation: z.number().int().optional(),
+});
+export type StartRequestsBody = z.infer<typeof StartRequestsBody>;
