@@ -1,0 +1,49 @@
+import { expectedVmName, isInstanceOf, parseComputeResourceId, sameResourceId } from "./resourceId";
+import type { Principal } from "./types";
+
+export type RelayVmAuthorization =
+  | { ok: true; binding: "vm" | "scaleSet" | "any" }
+  | { ok: false; status: 403; error: string };
+
+const deny = (error: string): RelayVmAuthorization => ({ ok: false, status: 403, error });
+
+/**
+ * Is this principal allowed to report for this VM? A relay key may report for any VM; an Entra
+ * identity only for the compute resource its token is bound to: that VM ("vm"), or an instance
+ * of that uniform scale set ("scaleSet": any instance of the set could then speak for another).
+ */
+export function authorizeRelayForVm(
+  principal: Principal,
+  vm: { name: string; resourceId: string },
+): RelayVmAuthorization {
+  if (!principal.roles.includes("relay"))
+    return deny(`${principal.display} does not hold the relay role`);
+  if (principal.kind === "sharedKey") return { ok: true, binding: "any" };
+
+  const bound = principal.boundResourceId;
+  if (!bound) {
+    const identity = principal.identityResourceId
+      ? `its identity ${principal.identityResourceId} is not a VM or scale set (a user-assigned identity can be shared by many VMs)`
+      : "it carries no xms_mirid";
+    return deny(
+      `${principal.display} cannot be bound to a VM: the token has no xms_az_rid and ${identity}; ` +
+        `give the VM a system-assigned identity with the relay role, or use a user-assigned identity on a host that issues xms_az_rid`,
+    );
+  }
+
+  const reported = parseComputeResourceId(vm.resourceId);
+  if (!reported || (reported.kind !== "vm" && reported.kind !== "scaleSetInstance"))
+    return deny(`reported resourceId ${vm.resourceId} is not a virtual machine resource id`);
+  // The cluster state is keyed by name, so the name must be the one this resource id carries.
+  const name = expectedVmName(reported);
+  if (name === undefined || name !== vm.name.toLowerCase())
+    return deny(`reported VM name ${vm.name} does not match its resourceId ${vm.resourceId}`);
+
+  if (sameResourceId(bound, vm.resourceId)) return { ok: true, binding: "vm" };
+  const boundResource = parseComputeResourceId(bound);
+  if (boundResource && isInstanceOf(reported, boundResource))
+    return { ok: true, binding: "scaleSet" };
+  return deny(
+    `${principal.display} is bound to ${bound} and may not report for VM ${vm.name} (${vm.resourceId})`,
+  );
+}

@@ -1,0 +1,51 @@
+import type { CoordinatorSettings } from "../config";
+import { createEntraAuthenticator, defaultIssuers, defaultJwksUrl } from "./entra";
+import { createSharedKeyAuthenticator } from "./sharedKey";
+import type { Authenticator } from "./types";
+
+export { authorizeRelayForVm, type RelayVmAuthorization } from "./binding";
+export {
+  type Authenticator,
+  type AuthResult,
+  AuthUnavailableError,
+  type Principal,
+  type Role,
+} from "./types";
+
+const list = (text: string | undefined) =>
+  (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+
+/** Builds the authenticator QUIESCE_AUTH_MODE selects; throws when its settings are missing. */
+export function createAuthenticator(
+  settings: CoordinatorSettings,
+  opts?: { fetchImpl?: typeof fetch },
+): Authenticator {
+  if (settings.QUIESCE_AUTH_MODE === "sharedKey") {
+    if (!settings.QUIESCE_RELAY_KEY || !settings.QUIESCE_OPERATOR_KEY)
+      throw new Error("sharedKey mode needs QUIESCE_RELAY_KEY and QUIESCE_OPERATOR_KEY");
+    return createSharedKeyAuthenticator({
+      relayKey: settings.QUIESCE_RELAY_KEY,
+      operatorKey: settings.QUIESCE_OPERATOR_KEY,
+    });
+  }
+  const tenantId = settings.QUIESCE_ENTRA_TENANT_ID;
+  const audiences = list(settings.QUIESCE_ENTRA_AUDIENCE);
+  if (!tenantId || audiences.length === 0)
+    throw new Error("entra mode needs QUIESCE_ENTRA_TENANT_ID and QUIESCE_ENTRA_AUDIENCE");
+  const issuers = list(settings.QUIESCE_ENTRA_ISSUERS);
+  return createEntraAuthenticator({
+    tenantId,
+    audiences,
+    issuers: issuers.length > 0 ? issuers : defaultIssuers(tenantId),
+    jwksUrl: new URL(settings.QUIESCE_ENTRA_JWKS_URL ?? defaultJwksUrl(tenantId)),
+    roleNames: {
+      relay: settings.QUIESCE_RELAY_ROLE,
+      reader: settings.QUIESCE_READER_ROLE,
+      operator: settings.QUIESCE_OPERATOR_ROLE,
+    },
+    ...(opts?.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
+  });
+}

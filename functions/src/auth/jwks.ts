@@ -1,0 +1,62 @@
+import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTVerifyGetKey } from "jose";
+import { AuthUnavailableError } from "./types";
+
+/** Same pacing as jose's remote key set: keys cached 10 min, an unknown `kid` refetches at most every 30 s. */
+const CACHE_MAX_AGE_MS = 600_000;
+const COOLDOWN_MS = 30_000;
+const TIMEOUT_MS = 5_000;
+
+/**
+ * The tenant's published signing keys. Without `fetchImpl`, jose's own remote key set; with it,
+ * the same caching over the given fetch (for a proxy-aware or instrumented fetch).
+ */
+export function signingKeys(url: URL, fetchImpl?: typeof fetch): JWTVerifyGetKey {
+  if (!fetchImpl)
+    return createRemoteJWKSet(url, {
+      cacheMaxAge: CACHE_MAX_AGE_MS,
+      cooldownDuration: COOLDOWN_MS,
+      timeoutDuration: TIMEOUT_MS,
+    });
+  return fetchedKeySet(url, fetchImpl);
+}
+
+type LocalSet = ReturnType<typeof createLocalJWKSet>;
+
+function fetchedKeySet(url: URL, fetchImpl: typeof fetch): JWTVerifyGetKey {
+  let current: { keys: LocalSet; at: number } | undefined;
+  let inflight: Promise<{ keys: LocalSet; at: number }> | undefined;
+
+  const load = () => {
+    inflight ??= (async () => {
+      try {
+        const res = await fetchImpl(url, {
+          headers: { accept: "application/json" },
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
+        if (!res.ok) throw new AuthUnavailableError(`signing keys: HTTP ${res.status} from ${url}`);
+        const body: unknown = await res.json();
+        // createLocalJWKSet validates the set's shape (JWKSInvalid otherwise).
+        current = {
+          keys: createLocalJWKSet(body as Parameters<typeof createLocalJWKSet>[0]),
+          at: Date.now(),
+        };
+        return current;
+      } finally {
+        inflight = undefined;
+      }
+    })();
+    return inflight;
+  };
+
+  return async (header, token) => {
+    const fresh = current && Date.now() - current.at < CACHE_MAX_AGE_MS ? current : await load();
+    try {
+      return await fresh.keys(header, token);
+    } catch (e) {
+      // Entra rolls its keys: an unknown kid may be a new key, so refetch (but not too often).
+      if (e instanceof errors.JWKSNoMatchingKey && Date.now() - fresh.at >= COOLDOWN_MS)
+        return (await load()).keys(header, token);
+      throw e;
+    }
+  };
+}

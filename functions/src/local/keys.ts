@@ -1,0 +1,75 @@
+import { randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+
+export interface LocalKeys {
+  relayKey: string;
+  operatorKey: string;
+}
+
+const KeysFile = z.object({
+  relayKey: z.string().min(16),
+  operatorKey: z.string().min(16),
+});
+
+const FILE_NAME = "local-keys.json";
+const newKey = () => randomBytes(32).toString("base64url");
+
+/**
+ * The local host's shared keys: generated on first start into `<dir>/local-keys.json` (0600),
+ * reused afterwards so relays keep working across restarts. Delete the file to rotate.
+ */
+export function loadOrCreateLocalKeys(dir: string): LocalKeys {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, FILE_NAME);
+  const existing = readKeys(file);
+  if (existing) return existing;
+
+  const keys: LocalKeys = { relayKey: newKey(), operatorKey: newKey() };
+  // Write aside, then link into place: link fails if the file exists, so two hosts starting at
+  // once agree on one set of keys and nobody ever reads a half-written file.
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+  try {
+    linkSync(tmp, file);
+    return keys;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    const winner = readKeys(file);
+    if (!winner) throw new Error(`${file} vanished while being created; start again`);
+    return winner;
+  } finally {
+    unlinkSync(tmp);
+  }
+}
+
+function readKeys(file: string): LocalKeys | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const keys = KeysFile.safeParse(parsed);
+  if (!keys.success)
+    throw new Error(`${file} is not a valid keys file; delete it to generate new keys`);
+  // Someone may have copied it with looser permissions; the keys are secrets.
+  if (process.platform !== "win32" && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  return { relayKey: keys.data.relayKey, operatorKey: keys.data.operatorKey };
+}
