@@ -1,1 +1,15 @@
-export {};
+export * from "./clock";
+export * from "./config";
+export type { TokenSource } from "./coordinator/auth";
+export * from "./core/approve";
+export * from "./core/reconcile";
+export * from "./core/state";
+export * from "./core/timeouts";
+export type { HookOutcome } from "./hooks/outcome";
+export type { HookPayload } from "./hooks/payload";
+export type { HookRunner } from "./hooks/runner";
+export { ImdsClient, type ImdsClientOptions, type ScheduledEventsRead } from "./imds/client";
+export { jsonLogger, type Logger, silentLogger } from "./log";
+export { type RelayHandle, type RelayOptions, type RelaySnapshot, startRelay } from "./relay";
+export { loadState, saveState } from "./stateFile";
+export { RELAY_VERSION } from "./version";

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import {
+  mergeSettingSources,
+  parseConfigFile,
+  parseRelaySettings,
+  RELAY_SETTING_NAMES,
+  type RelaySettings,
+  redactSettings,
+  SettingsError,
+} from "./config";
+import { errorText, jsonLogger } from "./log";
+import { startRelay } from "./relay";
+import { RELAY_VERSION } from "./version";
+
+/** The process shell: arguments, settings, signals and exit codes. Everything else is startRelay. */
+
+const HELP = `quiesce-relay ${RELAY_VERSION}: coordinates Azure Scheduled Events for this VM.
+
+Usage: quiesce-relay [--config FILE] [--dry-run] [--check-config]
+       quiesce-relay --version | --help
+
+Options:
+  --config FILE    JSON file whose keys are the settings below (environment variables win).
+  --dry-run        Everything except the StartRequests POST to IMDS (same as QUIESCE_DRY_RUN=true).
+  --check-config   Validate the settings, print them (secrets redacted) and exit.
+  --version        Print the version and exit.
+  --help           Print this help and exit.
+
+Settings (environment variables or config file keys):
+  ${RELAY_SETTING_NAMES.join("\n  ")}
+
+See docs/relay.md for what each one does. Logs are JSON lines on stdout.
+Exit codes: 0 stopped cleanly, 1 fatal error, 2 invalid arguments or settings.
+`;
+
+export interface CliArgs {
+  help: boolean;
+  version: boolean;
+  dryRun: boolean;
+  checkConfig: boolean;
+  config?: string;
+}
+
+export function parseArgs(argv: string[]): CliArgs {
+  const args: CliArgs = { help: false, version: false, dryRun: false, checkConfig: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === "--help" || a === "-h") args.help = true;
+    else if (a === "--version" || a === "-v") args.version = true;
+    else if (a === "--dry-run") args.dryRun = true;
+    else if (a === "--check-config") args.checkConfig = true;
+    else if (a === "--config") {
+      const file = argv[++i];
+      if (!file) throw new SettingsError("--config needs a file path");
+      args.config = file;
+    } else if (a.startsWith("--config=")) args.config = a.slice("--config=".length);
+    else throw new SettingsError(`unknown argument ${a} (see --help)`);
+  }
+  return args;
+}
+
+export function settingsFrom(
+  args: CliArgs,
+  env: Record<string, string | undefined>,
+): RelaySettings {
+  const file = args.config ?? env.QUIESCE_CONFIG_FILE;
+  let content: Record<string, unknown> | undefined;
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      throw new SettingsError(`QUIESCE_CONFIG_FILE: cannot read ${file}: ${(e as Error).message}`);
+    }
+    content = parseConfigFile(text, file);
+  }
+  const merged = mergeSettingSources(env, content);
+  if (file) merged.QUIESCE_CONFIG_FILE = file;
+  if (args.dryRun) merged.QUIESCE_DRY_RUN = true;
+  return parseRelaySettings(merged);
+}
+
+async function main(): Promise<number> {
+  let args: CliArgs;
+  let settings: RelaySettings;
+  try {
+    args = parseArgs(process.argv.slice(2));
+    if (args.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    if (args.version) {
+      process.stdout.write(`${RELAY_VERSION}\n`);
+      return 0;
+    }
+    settings = settingsFrom(args, process.env);
+  } catch (e) {
+    process.stderr.write(
+      `quiesce-relay: ${e instanceof SettingsError ? e.message : errorText(e)}\n`,
+    );
+    return 2;
+  }
+  if (args.checkConfig) {
+    process.stdout.write(`${JSON.stringify(redactSettings(settings), null, 2)}\n`);
+    return 0;
+  }
+  const log = jsonLogger(settings.QUIESCE_LOG_LEVEL);
+  const relay = await startRelay(settings, { logger: log });
+  return new Promise<number>((resolve) => {
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      signals++;
+      if (signals > 1) {
+        log.warn("second signal: exiting without waiting", { signal: sig });
+        resolve(1);
+        return;
+      }
+      log.info("signal received; stopping", { signal: sig });
+      relay.stop().then(
+        () => resolve(0),
+        (e) => {
+          log.error("stop failed", { error: errorText(e) });
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  });
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      process.stderr.write(`quiesce-relay: fatal: ${errorText(e)}\n`);
+      process.exit(1);
+    },
+  );
+}

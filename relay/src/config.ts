@@ -1,0 +1,150 @@
+import { ClusterName, describeZodError } from "@quiesce/shared";
+import { z } from "zod";
+
+/**
+ * The relay's settings: environment variables, optionally also a JSON file (`--config FILE` or
+ * QUIESCE_CONFIG_FILE) whose keys are the same names; the environment wins. These names are the
+ * ones infra/ and the install scripts set (a test keeps them in step through RELAY_SETTING_NAMES).
+ */
+
+/** Env gives text, a JSON file gives booleans: accept both, and nothing else. */
+const flag = z
+  .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no"])])
+  .transform((v) => v === true || v === "true" || v === "1" || v === "yes");
+
+const optionalText = z.string().trim().min(1).optional();
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export function defaultStateFile(platform: NodeJS.Platform = process.platform): string {
+  return platform === "win32"
+    ? `${process.env.ProgramData ?? "C:\\ProgramData"}\\Quiesce\\relay-state.json`
+    : "/var/lib/quiesce-relay/state.json";
+}
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const RelaySettings = z
+  .object({
+    /** Base URL of the coordinator Function app, e.g. https://quiesce-xyz.azurewebsites.net */
+    QUIESCE_COORDINATOR_URL: z.url({ protocol: /^https?$/ }),
+    /** The cluster (policy unit) this VM belongs to. */
+    QUIESCE_CLUSTER: ClusterName,
+    /** managedIdentity in Azure (Entra token of the VM's identity), sharedKey locally. */
+    QUIESCE_AUTH_MODE: z.enum(["managedIdentity", "sharedKey"]).default("managedIdentity"),
+    /** sharedKey mode: the key the coordinator expects (QUIESCE_RELAY_KEY on its side too). */
+    QUIESCE_RELAY_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+    /** managedIdentity mode: the coordinator app's id URI or client id; scope is `<audience>/.default`. */
+    QUIESCE_ENTRA_AUDIENCE: optionalText,
+    /** Client id of a user-assigned identity; the system-assigned identity when absent. */
+    QUIESCE_MANAGED_IDENTITY_CLIENT_ID: optionalText,
+    /** Shell command run to drain (sh on Linux, PowerShell on Windows). */
+    QUIESCE_DRAIN_COMMAND: optionalText,
+    /** Shell command run to recover once the event has left the document. */
+    QUIESCE_RECOVER_COMMAND: optionalText,
+    /** Local URL that receives the drain event as an HTTP POST (instead of a command). */
+    QUIESCE_DRAIN_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Local URL that receives the recover event as an HTTP POST (instead of a command). */
+    QUIESCE_RECOVER_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Longest a hook may run; a drain gets less when NotBefore is closer. */
+    QUIESCE_HOOK_TIMEOUT_SECONDS: int(1, 86_400).default(600),
+    /** A drain must end this long before NotBefore, so the event can still be approved early. */
+    QUIESCE_HOOK_SAFETY_MARGIN_SECONDS: int(0, 3600).default(10),
+    /** IMDS base URL; tests and the fabric simulator stand in for 169.254.169.254. */
+    QUIESCE_IMDS_URL: z.url({ protocol: /^https?$/ }).default("http://169.254.169.254"),
+    /** api-version of /metadata/scheduledevents. */
+    QUIESCE_IMDS_API_VERSION: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, "must look like 2020-07-01")
+      .default("2020-07-01"),
+    /** Scheduled Events poll interval; Azure advises once a second (IMDS allows 5 requests/s). */
+    QUIESCE_POLL_INTERVAL_MS: int(200, 60_000).default(1000),
+    /** Durable hook state (written atomically). */
+    QUIESCE_STATE_FILE: z
+      .string()
+      .min(1)
+      .default(() => defaultStateFile()),
+    /** Everything but the StartRequests POST to IMDS. */
+    QUIESCE_DRY_RUN: flag.default(false),
+    QUIESCE_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+    /** JSON file with any of these settings as keys (the environment wins). */
+    QUIESCE_CONFIG_FILE: optionalText,
+  })
+  .superRefine((s, ctx) => {
+    const need = (key: keyof typeof s, why: string) => {
+      if (!s[key]) ctx.addIssue({ code: "custom", path: [key], message: `required ${why}` });
+    };
+    if (s.QUIESCE_AUTH_MODE === "sharedKey")
+      need("QUIESCE_RELAY_KEY", "when QUIESCE_AUTH_MODE=sharedKey");
+    if (s.QUIESCE_AUTH_MODE === "managedIdentity") {
+      need("QUIESCE_ENTRA_AUDIENCE", "when QUIESCE_AUTH_MODE=managedIdentity");
+    }
+    for (const hook of ["DRAIN", "RECOVER"] as const) {
+      if (s[`QUIESCE_${hook}_COMMAND`] && s[`QUIESCE_${hook}_URL`]) {
+        ctx.addIssue({
+          code: "custom",
+          path: [`QUIESCE_${hook}_URL`],
+          message: `set QUIESCE_${hook}_COMMAND or QUIESCE_${hook}_URL, not both`,
+        });
+      }
+    }
+  });
+export type RelaySettings = z.infer<typeof RelaySettings>;
+export type RelaySettingsInput = z.input<typeof RelaySettings>;
+
+export const RELAY_SETTING_NAMES = Object.keys(RelaySettings.shape) as (keyof RelaySettings)[];
+
+export class SettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsError";
+  }
+}
+
+/** Validate already-merged settings; the error names every bad setting. */
+export function parseRelaySettings(input: Record<string, unknown>): RelaySettings {
+  const parsed = RelaySettings.safeParse(input);
+  if (!parsed.success)
+    throw new SettingsError(`invalid relay settings: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * Merge the JSON file (if any) under the environment, keeping only our names so the rest of the
+ * environment (PATH, secrets of other programs) never reaches validation errors or logs.
+ */
+export function mergeSettingSources(
+  env: Record<string, string | undefined>,
+  fileContent: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const name of RELAY_SETTING_NAMES) {
+    const fromEnv = env[name];
+    if (fromEnv !== undefined && fromEnv !== "") merged[name] = fromEnv;
+    else if (fileContent && fileContent[name] !== undefined) merged[name] = fileContent[name];
+  }
+  return merged;
+}
+
+/** Parse the text of a config file; unknown keys are refused so a typo is not silently ignored. */
+export function parseConfigFile(text: string, path: string): Record<string, unknown> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new SettingsError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new SettingsError(`config file ${path} must hold a JSON object of settings`);
+  }
+  const unknown = Object.keys(json).filter((k) => !(RELAY_SETTING_NAMES as string[]).includes(k));
+  if (unknown.length > 0) {
+    throw new SettingsError(`config file ${path}: unknown setting(s) ${unknown.join(", ")}`);
+  }
+  return json as Record<string, unknown>;
+}
+
+/** The settings as safe to log: the key is never written anywhere. */
+export function redactSettings(s: RelaySettings): Record<string, unknown> {
+  return { ...s, QUIESCE_RELAY_KEY: s.QUIESCE_RELAY_KEY ? "(set)" : undefined };
+}

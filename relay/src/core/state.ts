@@ -1,0 +1,35 @@
+import { ApprovalResult, HookRun, IsoTime, ScheduledEvent } from "@quiesce/shared";
+import { z } from "zod";
+
+/**
+ * What the relay remembers across restarts: one record per event that named this VM, and the
+ * recent approval results. Kept on disk (see stateFile.ts) and reported as-is (level-triggered).
+ */
+
+export const HookKind = z.enum(["drain", "recover"]);
+export type HookKind = z.infer<typeof HookKind>;
+
+export const EventRecord = z.object({
+  /** As first seen in the document; echoed to IMDS and the coordinator exactly. */
+  eventId: z.string().min(1),
+  /** The latest version seen: the recover hook still needs it after the event left the document. */
+  event: ScheduledEvent,
+  firstSeenAt: IsoTime,
+  /** Set when the event left the document (completed or cancelled). */
+  goneAt: IsoTime.optional(),
+  /** The coordinator directed a recover (e.g. an operator ended the event early). */
+  recoverRequested: z.boolean().optional(),
+  drain: HookRun.optional(),
+  recover: HookRun.optional(),
+});
+export type EventRecord = z.infer<typeof EventRecord>;
+
+export const RelayState = z.object({
+  stateVersion: z.literal(1),
+  /** Keyed by eventKey(EventId): ids compare case-insensitively. */
+  events: z.record(z.string(), EventRecord),
+  approvals: z.array(ApprovalResult),
+});
+export type RelayState = z.infer<typeof RelayState>;
+
+export const emptyState = (): RelayState => ({ stateVersion: 1, events: {}, approvals: [] });

@@ -1,0 +1,25 @@
+import { notBeforeMs, type ScheduledEvent } from "@quiesce/shared";
+import type { HookKind } from "./state";
+
+/** Even with NotBefore (nearly) passed a drain gets this long: Azure may still wait for others. */
+export const MIN_HOOK_TIMEOUT_MS = 5_000;
+
+/**
+ * A drain must finish `margin` before NotBefore (so the event can still be approved early),
+ * and never run longer than the configured cap. A recover, or a Started event (no NotBefore),
+ * gets the cap.
+ */
+export function hookTimeoutMs(
+  kind: HookKind,
+  event: Pick<ScheduledEvent, "NotBefore">,
+  now: number,
+  capSeconds: number,
+  marginSeconds: number,
+): number {
+  const cap = capSeconds * 1000;
+  if (kind === "recover") return cap;
+  const notBefore = notBeforeMs(event);
+  if (notBefore === null) return cap;
+  const untilDeadline = notBefore - marginSeconds * 1000 - now;
+  return Math.min(cap, Math.max(MIN_HOOK_TIMEOUT_MS, untilDeadline));
+}

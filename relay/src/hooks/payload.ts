@@ -1,0 +1,36 @@
+import type { ScheduledEvent, VmIdentity } from "@quiesce/shared";
+import type { HookKind } from "../core/state";
+
+/** What a hook receives: as JSON on stdin / as the POST body, and flattened into env variables. */
+export interface HookPayload {
+  hook: HookKind;
+  attempt: number;
+  /** When the relay stops waiting and records the hook as failed (timeout). */
+  deadline: string;
+  dryRun: boolean;
+  vm: VmIdentity;
+  event: ScheduledEvent;
+}
+
+export function hookEnvironment(p: HookPayload): Record<string, string> {
+  const e = p.event;
+  return {
+    QUIESCE_HOOK: p.hook,
+    QUIESCE_HOOK_ATTEMPT: String(p.attempt),
+    QUIESCE_HOOK_DEADLINE: p.deadline,
+    QUIESCE_DRY_RUN: String(p.dryRun),
+    QUIESCE_VM_NAME: p.vm.name,
+    QUIESCE_EVENT_ID: e.EventId,
+    QUIESCE_EVENT_TYPE: e.EventType,
+    QUIESCE_EVENT_STATUS: e.EventStatus,
+    QUIESCE_EVENT_SOURCE: e.EventSource ?? "",
+    QUIESCE_EVENT_NOT_BEFORE: e.NotBefore ?? "",
+    QUIESCE_EVENT_DURATION_SECONDS:
+      e.DurationInSeconds === undefined || e.DurationInSeconds === null
+        ? ""
+        : String(e.DurationInSeconds),
+    QUIESCE_EVENT_RESOURCES: e.Resources.join(","),
+    QUIESCE_EVENT_DESCRIPTION: e.Description ?? "",
+    QUIESCE_EVENT_JSON: JSON.stringify(p),
+  };
+}

@@ -1,0 +1,39 @@
+import type { RelaySettings } from "../config";
+import type { HookKind } from "../core/state";
+import { runCommandHook } from "./command";
+import { runHttpHook } from "./http";
+import type { HookOutcome } from "./outcome";
+import { type HookPayload, hookEnvironment } from "./payload";
+
+export type HookRunner = (
+  payload: HookPayload,
+  timeoutMs: number,
+  signal: AbortSignal,
+) => Promise<HookOutcome>;
+
+/** Picks the configured form of each hook; with none configured the hook succeeds at once. */
+export function hookRunner(settings: RelaySettings): HookRunner {
+  const command: Record<HookKind, string | undefined> = {
+    drain: settings.QUIESCE_DRAIN_COMMAND,
+    recover: settings.QUIESCE_RECOVER_COMMAND,
+  };
+  const url: Record<HookKind, string | undefined> = {
+    drain: settings.QUIESCE_DRAIN_URL,
+    recover: settings.QUIESCE_RECOVER_URL,
+  };
+  return async (payload, timeoutMs, signal) => {
+    const body = JSON.stringify(payload);
+    const cmd = command[payload.hook];
+    if (cmd)
+      return runCommandHook({
+        command: cmd,
+        env: hookEnvironment(payload),
+        stdin: body,
+        timeoutMs,
+        signal,
+      });
+    const target = url[payload.hook];
+    if (target) return runHttpHook({ url: target, body, timeoutMs, signal });
+    return { result: "succeeded", detail: `no ${payload.hook} hook configured`, output: "" };
+  };
+}

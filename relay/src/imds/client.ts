@@ -1,0 +1,214 @@
+import {
+  describeZodError,
+  INSTANCE_METADATA_API_VERSION,
+  InstanceMetadata,
+  ScheduledEventsDocument,
+  type VmIdentity,
+  vmIdentityFromInstanceMetadata,
+} from "@quiesce/shared";
+import { Agent, request } from "undici";
+import { delay, jitter } from "../clock";
+import { errorText } from "../log";
+import { Pacer } from "./pacer";
+
+export type ScheduledEventsRead =
+  | { kind: "document"; document: ScheduledEventsDocument }
+  | { kind: "unchanged" }
+  | { kind: "malformed"; error: string }
+  | { kind: "unavailable"; error: string };
+
+export interface ImdsClientOptions {
+  baseUrl: string;
+  apiVersion: string;
+  /** How long to keep retrying 410 / 429 / 5xx / connection errors (Azure: 410 for up to 70 s). */
+  retryBudgetMs?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Per-request timeout once IMDS has answered once. */
+  timeoutMs?: number;
+  /** The very first scheduledevents call enables the feature and may take up to 2 minutes. */
+  firstTimeoutMs?: number;
+  minIntervalMs?: number;
+  onRetry?: (info: { what: string; attempt: number; reason: string; waitMs: number }) => void;
+}
+
+type Attempt = { status: number; body: string; etag?: string } | { error: string };
+
+const retriable = (a: Attempt) =>
+  "error" in a || a.status === 410 || a.status === 429 || (a.status >= 500 && a.status <= 599);
+
+const MAX_BODY = 1024 * 1024;
+
+/** The IMDS side of the relay: Scheduled Events GET/POST and instance metadata. */
+export class ImdsClient {
+  private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 2 });
+  private readonly pacer: Pacer;
+  private etag: string | undefined;
+  private answered = false;
+  private readonly o: Required<Omit<ImdsClientOptions, "onRetry">> &
+    Pick<ImdsClientOptions, "onRetry">;
+
+  constructor(options: ImdsClientOptions) {
+    this.o = {
+      retryBudgetMs: 70_000,
+      retryBaseMs: 250,
+      retryMaxMs: 5_000,
+      timeoutMs: 5_000,
+      firstTimeoutMs: 120_000,
+      minIntervalMs: 200,
+      ...options,
+      baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    };
+    this.pacer = new Pacer(this.o.minIntervalMs);
+  }
+
+  private eventsUrl() {
+    return `${this.o.baseUrl}/metadata/scheduledevents?api-version=${encodeURIComponent(this.o.apiVersion)}`;
+  }
+
+  /** GET the document; `unchanged` on 304 (ETag) so an idle VM parses nothing. */
+  async readScheduledEvents(signal?: AbortSignal): Promise<ScheduledEventsRead> {
+    const headers: Record<string, string> = { Metadata: "true" };
+    if (this.etag) headers["if-none-match"] = this.etag;
+    const timeout = this.answered ? this.o.timeoutMs : this.o.firstTimeoutMs;
+    const a = await this.withRetry(
+      "scheduledevents",
+      () => this.once("GET", this.eventsUrl(), headers, undefined, timeout, signal),
+      signal,
+    );
+    if ("error" in a) return { kind: "unavailable", error: a.error };
+    this.answered = true;
+    if (a.status === 304) return { kind: "unchanged" };
+    if (a.status !== 200)
+      return { kind: "unavailable", error: `HTTP ${a.status}: ${a.body.slice(0, 200)}` };
+    let json: unknown;
+    try {
+      json = JSON.parse(a.body);
+    } catch (e) {
+      this.etag = undefined;
+      return { kind: "malformed", error: `not JSON: ${(e as Error).message}` };
+    }
+    const parsed = ScheduledEventsDocument.safeParse(json);
+    if (!parsed.success) {
+      // Forget the ETag: a fixed document under the same tag must still be read again.
+      this.etag = undefined;
+      return { kind: "malformed", error: describeZodError(parsed.error) };
+    }
+    this.etag = a.etag;
+    return { kind: "document", document: parsed.data };
+  }
+
+  /** POST StartRequests for these ids (as the document spells them). */
+  async postStartRequests(
+    eventIds: string[],
+    signal?: AbortSignal,
+  ): Promise<{ status: number; body: string } | { error: string }> {
+    const body = JSON.stringify({ StartRequests: eventIds.map((EventId) => ({ EventId })) });
+    const headers = { Metadata: "true", "content-type": "application/json" };
+    // A short budget: the approval lease is time-bounded and the coordinator re-directs if needed.
+    return this.withRetry(
+      "StartRequests",
+      () => this.once("POST", this.eventsUrl(), headers, body, this.o.timeoutMs, signal),
+      signal,
+      10_000,
+    );
+  }
+
+  /** Who this VM is. Retries like any IMDS call; throws when IMDS cannot say. */
+  async readIdentity(signal?: AbortSignal): Promise<VmIdentity> {
+    const url = `${this.o.baseUrl}/metadata/instance?api-version=${INSTANCE_METADATA_API_VERSION}`;
+    const a = await this.withRetry(
+      "instance",
+      () => this.once("GET", url, { Metadata: "true" }, undefined, this.o.timeoutMs, signal),
+      signal,
+    );
+    if ("error" in a) throw new Error(`instance metadata unavailable: ${a.error}`);
+    if (a.status !== 200)
+      throw new Error(`instance metadata: HTTP ${a.status}: ${a.body.slice(0, 200)}`);
+    const parsed = InstanceMetadata.safeParse(safeJson(a.body));
+    if (!parsed.success)
+      throw new Error(`instance metadata malformed: ${describeZodError(parsed.error)}`);
+    return vmIdentityFromInstanceMetadata(parsed.data);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private async withRetry(
+    what: string,
+    attempt: () => Promise<Attempt>,
+    signal?: AbortSignal,
+    budgetMs = this.o.retryBudgetMs,
+  ): Promise<Attempt> {
+    const started = performance.now();
+    let wait = this.o.retryBaseMs;
+    for (let n = 1; ; n++) {
+      const a = await attempt();
+      if (!retriable(a) || signal?.aborted) return a;
+      const waitMs = jitter(wait);
+      if (performance.now() - started + waitMs > budgetMs) return a;
+      this.o.onRetry?.({
+        what,
+        attempt: n,
+        reason: "error" in a ? a.error : `HTTP ${a.status}`,
+        waitMs: Math.round(waitMs),
+      });
+      await delay(waitMs, signal);
+      wait = Math.min(wait * 2, this.o.retryMaxMs);
+    }
+  }
+
+  private async once(
+    method: "GET" | "POST",
+    url: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Attempt> {
+    await this.pacer.slot(signal);
+    if (signal?.aborted) return { error: "aborted" };
+    try {
+      const res = await request(url, {
+        method,
+        headers,
+        body,
+        dispatcher: this.agent,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal,
+      });
+      const text = await readBounded(res.body);
+      const etag = res.headers.etag;
+      return {
+        status: res.statusCode,
+        body: text,
+        etag: typeof etag === "string" ? etag : undefined,
+      };
+    } catch (e) {
+      return { error: errorText(e) };
+    }
+  }
+}
+
+async function readBounded(
+  body: AsyncIterable<Buffer> & { destroy?: () => void },
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new Error(`IMDS answer larger than ${MAX_BODY} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

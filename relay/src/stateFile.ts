@@ -1,0 +1,91 @@
+import { mkdir, open, readFile, rename } from "node:fs/promises";
+import { dirname } from "node:path";
+import { describeZodError } from "@quiesce/shared";
+import { emptyState, RelayState } from "./core/state";
+
+export type LoadedState = { state: RelayState; problem?: string };
+
+/** Read the state file; a missing file is a first start, an unreadable one is set aside. */
+export async function loadState(path: string): Promise<LoadedState> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { state: emptyState() };
+    throw e;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return {
+      state: emptyState(),
+      problem: await setAside(path, `not JSON: ${(e as Error).message}`),
+    };
+  }
+  const parsed = RelayState.safeParse(json);
+  if (!parsed.success)
+    return { state: emptyState(), problem: await setAside(path, describeZodError(parsed.error)) };
+  return { state: parsed.data };
+}
+
+/** Keep the bad file for a human to read instead of overwriting the evidence. */
+async function setAside(path: string, why: string): Promise<string> {
+  const aside = `${path}.corrupt-${Date.now()}`;
+  await rename(path, aside).catch(() => {});
+  return `state file unreadable (${why}); moved to ${aside}, starting empty`;
+}
+
+/**
+ * Write atomically: a temp file beside the target, flushed, then renamed over it, so a crash or
+ * power cut leaves either the old state or the new one, never half of one.
+ */
+export async function saveState(path: string, state: RelayState): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fh = await open(tmp, "w", 0o600);
+  try {
+    await fh.writeFile(`${JSON.stringify(state, null, 1)}\n`, "utf8");
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+}
+
+/** Serialises writes and coalesces bursts: only the latest state needs to reach the disk. */
+export class StateWriter {
+  private pending: RelayState | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly onError: (e: unknown) => void,
+  ) {}
+
+  write(state: RelayState): void {
+    this.pending = state;
+    if (!this.running) this.running = this.drainQueue();
+  }
+
+  /** Resolves once everything written so far is on disk. */
+  async flush(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drainQueue(): Promise<void> {
+    try {
+      while (this.pending) {
+        const next = this.pending;
+        this.pending = undefined;
+        try {
+          await saveState(this.path, next);
+        } catch (e) {
+          this.onError(e);
+        }
+      }
+    } finally {
+      this.running = undefined;
+    }
+  }
+}
