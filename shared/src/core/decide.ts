@@ -1,37 +1,434 @@
-import type { RelayReport } from "../protocol/v1";
+import { eventKey, namesVm, notBeforeMs, type ScheduledEvent } from "../imds/scheduledEvents";
+import type { Directive, RelayReport } from "../protocol/v1";
+import { type Candidate, evaluateEvent, isEnded } from "./evaluate";
+import { newerHookRun, sameHookRun } from "./hooks";
+import { livenessGranularityMs } from "./liveness";
 import type { Policy } from "./policy";
-import type { ClusterState } from "./state";
-import type { Decision, Explanation, OperatorAction } from "./types";
+import {
+  type ClusterState,
+  type EventRecord,
+  type Member,
+  memberKey,
+  type Readiness,
+  type Transition,
+} from "./state";
+import type { Decision, OperatorAction } from "./types";
 
-// Signatures only: the implementation lands with the decision core.
+export const DEFAULT_EVENT_RETENTION_MS = 14 * 86_400_000;
+
+/**
+ * Apply one relay report: the relay's own member row and readiness rows, the events its document
+ * names, then re-evaluate every loaded event. The reporter is the only relay that can be elected
+ * in this call, and only for events its own latest document shows Scheduled (invariant 3).
+ */
 export function applyReport(
-  _state: ClusterState,
-  _report: RelayReport,
-  _now: number,
-  _policy: Policy,
+  state: ClusterState,
+  report: RelayReport,
+  now: number,
+  policy: Policy,
 ): Decision {
-  throw new Error("not implemented");
+  const mk = memberKey(report.vm.name);
+  const prev = state.members[mk];
+  const doc = report.document;
+
+  // Invariant 4: an older DocumentIncarnation than the one applied never rolls state back.
+  if (prev && doc && prev.incarnation !== null && doc.DocumentIncarnation < prev.incarnation) {
+    return {
+      state,
+      directives: [],
+      transitions: [],
+      applied: false,
+      nextReportInSeconds:
+        prev.eventKeys.length > 0 ? policy.activeReportSeconds : policy.idleReportSeconds,
+      forget: [],
+    };
+  }
+
+  const docEvents = new Map<string, ScheduledEvent>(
+    (doc?.Events ?? []).map((ev) => [eventKey(ev.EventId), ev]),
+  );
+  const member = nextMember(prev, report, docEvents, now, policy);
+  const members = member === prev ? state.members : { ...state.members, [mk]: member };
+  let events = state.events;
+  let readiness = state.readiness;
+  const transitions: Transition[] = [];
+
+  // Events in this document: create or update their records.
+  for (const [key, ev] of docEvents) {
+    const stored = events[key];
+    const updated = observeEvent(stored, ev, report.vm.name, now, transitions);
+    if (updated !== stored) events = { ...events, [key]: updated };
+  }
+  // Events this relay had and no longer has (with a newer incarnation): they left the document.
+  if (doc && prev) {
+    for (const key of prev.eventKeys) {
+      const stored = events[key];
+      if (!docEvents.has(key) && stored && stored.leftAt === null) {
+        events = { ...events, [key]: { ...stored, leftAt: now } };
+        transitions.push({
+          eventKey: key,
+          at: now,
+          from: stored.phase,
+          to: stored.phase,
+          reason: `left the document of ${report.vm.name}`,
+          vm: report.vm.name,
+        });
+      }
+    }
+  }
+
+  // Readiness rows: this VM's view of each event it sees or has hook state for.
+  const hooksByKey = new Map(report.hooks.map((h) => [eventKey(h.eventId), h]));
+  const rowKeys = new Set([...docEvents.keys(), ...hooksByKey.keys(), ...(prev?.eventKeys ?? [])]);
+  for (const key of rowKeys) {
+    if (!events[key]) continue; // hook state for an event the coordinator never saw: nothing to attach it to
+    const rows = readiness[key] ?? {};
+    const stored = rows[mk];
+    const ev = docEvents.get(key);
+    const row = nextReadiness(stored, report.vm.name, ev, doc !== null, hooksByKey.get(key), now);
+    if (row !== stored) readiness = { ...readiness, [key]: { ...rows, [mk]: row } };
+  }
+
+  // Approval results the relay reports for leases it held.
+  for (const a of report.approvals) {
+    const key = eventKey(a.eventId);
+    const stored = events[key];
+    if (!stored || stored.approvedAt !== null || stored.lease?.holder !== mk) continue;
+    if (a.outcome === "accepted") {
+      events = { ...events, [key]: { ...stored, approvedAt: now, approvedBy: report.vm.name } };
+      transitions.push({
+        eventKey: key,
+        at: now,
+        from: stored.phase,
+        to: stored.phase,
+        reason: `StartRequests accepted by IMDS (HTTP ${a.httpStatus ?? 200}) from ${report.vm.name}`,
+        vm: report.vm.name,
+      });
+    } else if (a.outcome === "rejected" || a.outcome === "failed") {
+      events = {
+        ...events,
+        [key]: {
+          ...stored,
+          lease: null,
+          failedApprovers: [...new Set([...stored.failedApprovers, mk])],
+        },
+      };
+      transitions.push({
+        eventKey: key,
+        at: now,
+        from: stored.phase,
+        to: stored.phase,
+        reason: `StartRequests ${a.outcome} at ${report.vm.name}${a.detail ? `: ${a.detail}` : ""}; electing another approver`,
+        vm: report.vm.name,
+      });
+    }
+  }
+
+  let next: ClusterState = { cluster: state.cluster, members, events, readiness };
+  const candidate: Candidate = {
+    memberKey: mk,
+    seesScheduled: (key) => docEvents.get(key)?.EventStatus === "Scheduled",
+  };
+  const evaluated = evaluateAll(next, now, policy, candidate);
+  next = evaluated.state;
+  transitions.push(...evaluated.transitions);
+
+  const directives = directivesFor(next, mk, docEvents, hooksByKey, now);
+  const active = docEvents.size > 0 || directives.length > 0 || report.hooks.some(isRunning);
+  return {
+    state: next,
+    directives,
+    transitions,
+    applied: true,
+    nextReportInSeconds: active ? policy.activeReportSeconds : policy.idleReportSeconds,
+    forget: [],
+  };
 }
 
-export function tick(_state: ClusterState, _now: number, _policy: Policy): Decision {
-  throw new Error("not implemented");
+/** The periodic sweep: lease expiry, liveness, NotBefore expiry, recovery timeouts, retention. */
+export function tick(
+  state: ClusterState,
+  now: number,
+  policy: Policy,
+  opts: { eventRetentionMs?: number } = {},
+): Decision {
+  const evaluated = evaluateAll(state, now, policy, null);
+  const retention = opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS;
+  const forget = Object.values(evaluated.state.events)
+    .filter((e) => isEnded(e) && e.endedAt !== null && now - e.endedAt >= retention)
+    .map((e) => e.key);
+  return {
+    state: evaluated.state,
+    directives: [],
+    transitions: evaluated.transitions,
+    applied: true,
+    nextReportInSeconds: policy.idleReportSeconds,
+    forget,
+  };
 }
 
+export class OperatorActionError extends Error {
+  override name = "OperatorActionError";
+  constructor(
+    message: string,
+    readonly code: "notFound" | "ended",
+  ) {
+    super(message);
+  }
+}
+
+/** Hold, release or force-approve one event; audited through the returned transitions. */
 export function applyOperatorAction(
-  _state: ClusterState,
-  _eventKey: string,
-  _action: OperatorAction,
-  _now: number,
-  _policy: Policy,
+  state: ClusterState,
+  key: string,
+  action: OperatorAction,
+  now: number,
+  policy: Policy,
 ): Decision {
-  throw new Error("not implemented");
+  const stored = state.events[key];
+  if (!stored)
+    throw new OperatorActionError(
+      `event ${key} is not known in cluster ${state.cluster}`,
+      "notFound",
+    );
+  if (isEnded(stored))
+    throw new OperatorActionError(
+      `event ${stored.eventId} already ended (${stored.phase})`,
+      "ended",
+    );
+  const by = action.by;
+  let updated: EventRecord;
+  let reason: string;
+  switch (action.kind) {
+    case "hold": {
+      const expiresAt = now + action.ttlSeconds * 1000;
+      updated = { ...stored, hold: { by, reason: action.reason, at: now, expiresAt }, force: null };
+      reason = `held by ${by} until ${new Date(expiresAt).toISOString()}: ${action.reason}`;
+      break;
+    }
+    case "release":
+      updated = { ...stored, hold: null, force: null };
+      reason = `released by ${by}: ${action.reason}`;
+      break;
+    case "forceApprove": {
+      const expiresAt = now + action.ttlSeconds * 1000;
+      updated = { ...stored, force: { by, reason: action.reason, at: now, expiresAt }, hold: null };
+      reason = `force-approve by ${by} until ${new Date(expiresAt).toISOString()}: ${action.reason}`;
+      break;
+    }
+  }
+  const transitions: Transition[] = [
+    { eventKey: key, at: now, from: stored.phase, to: stored.phase, reason: `operator: ${reason}` },
+  ];
+  const withAction: ClusterState = { ...state, events: { ...state.events, [key]: updated } };
+  const evaluated = evaluateEvent(withAction, updated, now, policy, null);
+  return {
+    state: { ...withAction, events: { ...withAction.events, [key]: evaluated.event } },
+    directives: [],
+    transitions: [...transitions, ...evaluated.transitions],
+    applied: true,
+    nextReportInSeconds: policy.idleReportSeconds,
+    forget: [],
+  };
 }
 
-export function explain(
-  _state: ClusterState,
-  _eventKey: string,
-  _now: number,
-  _policy: Policy,
-): Explanation | null {
-  throw new Error("not implemented");
+function evaluateAll(
+  state: ClusterState,
+  now: number,
+  policy: Policy,
+  candidate: Candidate | null,
+): { state: ClusterState; transitions: Transition[] } {
+  let events = state.events;
+  const transitions: Transition[] = [];
+  // Oldest first, so when the budget allows one more event the longest-waiting one gets it.
+  const ordered = Object.values(state.events).sort((a, b) => a.firstSeenAt - b.firstSeenAt);
+  for (const original of ordered) {
+    const current: ClusterState = { ...state, events };
+    const r = evaluateEvent(current, original, now, policy, candidate);
+    if (r.event !== original) events = { ...events, [original.key]: r.event };
+    transitions.push(...r.transitions);
+  }
+  return { state: events === state.events ? state : { ...state, events }, transitions };
+}
+
+function nextMember(
+  prev: Member | undefined,
+  report: RelayReport,
+  docEvents: Map<string, ScheduledEvent>,
+  now: number,
+  policy: Policy,
+): Member {
+  const doc = report.document;
+  const eventKeys = doc ? [...docEvents.keys()].sort() : (prev?.eventKeys ?? []);
+  const candidate: Member = {
+    vmName: report.vm.name,
+    vm: report.vm,
+    relayVersion: report.relay.version,
+    dryRun: report.relay.dryRun ?? false,
+    bootId: report.relay.bootId,
+    incarnation: doc ? doc.DocumentIncarnation : (prev?.incarnation ?? null),
+    eventKeys,
+    firstSeenAt: prev?.firstSeenAt ?? now,
+    lastSeenAt: prev?.lastSeenAt ?? now,
+  };
+  if (!prev) return candidate;
+  const stale = now - prev.lastSeenAt >= livenessGranularityMs(policy);
+  const same =
+    !stale &&
+    prev.vmName === candidate.vmName &&
+    prev.relayVersion === candidate.relayVersion &&
+    prev.dryRun === candidate.dryRun &&
+    prev.bootId === candidate.bootId &&
+    prev.incarnation === candidate.incarnation &&
+    prev.eventKeys.join("\n") === eventKeys.join("\n") &&
+    JSON.stringify(prev.vm) === JSON.stringify(candidate.vm);
+  if (same) return prev;
+  return { ...candidate, lastSeenAt: now };
+}
+
+function observeEvent(
+  stored: EventRecord | undefined,
+  ev: ScheduledEvent,
+  vmName: string,
+  now: number,
+  transitions: Transition[],
+): EventRecord {
+  const key = eventKey(ev.EventId);
+  if (!stored) {
+    const started = ev.EventStatus === "Started";
+    transitions.push({
+      eventKey: key,
+      at: now,
+      from: null,
+      to: started ? "Unplanned" : "Observed",
+      reason: `${ev.EventType} ${ev.EventStatus} first reported by ${vmName} for ${ev.Resources.join(", ")}`,
+      vm: vmName,
+    });
+    return {
+      key,
+      eventId: ev.EventId,
+      eventType: ev.EventType,
+      eventSource: ev.EventSource ?? null,
+      durationInSeconds: ev.DurationInSeconds ?? null,
+      description: ev.Description ?? null,
+      resources: [...ev.Resources],
+      status: ev.EventStatus,
+      notBefore: notBeforeMs(ev),
+      phase: started ? "Unplanned" : "Observed",
+      phaseSince: now,
+      firstSeenAt: now,
+      firstSeenBy: vmName,
+      firstSeenStarted: started,
+      startedAt: started ? now : null,
+      leftAt: null,
+      endedAt: null,
+      lease: null,
+      failedApprovers: [],
+      approvedAt: null,
+      approvedBy: null,
+      approvalRule: null,
+      hold: null,
+      force: null,
+    };
+  }
+  if (stored.leftAt !== null) return stored; // a late document from a slower VM does not revive it
+  let e = stored;
+  if (ev.Resources.join("\n") !== e.resources.join("\n")) {
+    transitions.push({
+      eventKey: key,
+      at: now,
+      from: e.phase,
+      to: e.phase,
+      reason: `Resources changed to ${ev.Resources.join(", ")} (reported by ${vmName}); re-evaluated`,
+      vm: vmName,
+    });
+    e = { ...e, resources: [...ev.Resources] };
+  }
+  // EventStatus only moves forward; NotBefore is "" once Started, so keep the announced one.
+  if (ev.EventStatus === "Started" && e.status !== "Started") e = { ...e, status: "Started" };
+  const nb = notBeforeMs(ev);
+  if (e.status === "Scheduled" && nb !== null && nb !== e.notBefore) e = { ...e, notBefore: nb };
+  const eventSource = ev.EventSource ?? e.eventSource;
+  const durationInSeconds = ev.DurationInSeconds ?? e.durationInSeconds;
+  const description = ev.Description ?? e.description;
+  if (
+    ev.EventType !== e.eventType ||
+    eventSource !== e.eventSource ||
+    durationInSeconds !== e.durationInSeconds ||
+    description !== e.description
+  )
+    e = { ...e, eventType: ev.EventType, eventSource, durationInSeconds, description };
+  return e;
+}
+
+function nextReadiness(
+  stored: Readiness | undefined,
+  vmName: string,
+  ev: ScheduledEvent | undefined,
+  docKnown: boolean,
+  hooks: RelayReport["hooks"][number] | undefined,
+  now: number,
+): Readiness {
+  const inDocument = docKnown ? ev !== undefined : (stored?.inDocument ?? false);
+  const affected = ev ? namesVm(ev, vmName) : (stored?.affected ?? false);
+  const drain = newerHookRun(stored?.drain ?? null, hooks?.drain);
+  const recover = newerHookRun(stored?.recover ?? null, hooks?.recover);
+  if (
+    stored &&
+    stored.inDocument === inDocument &&
+    stored.affected === affected &&
+    stored.vmName === vmName &&
+    sameHookRun(stored.drain, drain) &&
+    sameHookRun(stored.recover, recover)
+  )
+    return stored;
+  return {
+    vmName,
+    inDocument,
+    affected,
+    drain,
+    recover,
+    firstSeenAt: stored?.firstSeenAt ?? now,
+    updatedAt: now,
+  };
+}
+
+function isRunning(h: RelayReport["hooks"][number]): boolean {
+  return h.drain?.status === "running" || h.recover?.status === "running";
+}
+
+function directivesFor(
+  state: ClusterState,
+  mk: string,
+  docEvents: Map<string, ScheduledEvent>,
+  hooksByKey: Map<string, RelayReport["hooks"][number]>,
+  now: number,
+): Directive[] {
+  const directives: Directive[] = [];
+  const approve: string[] = [];
+  let leaseExpiresAt = Number.POSITIVE_INFINITY;
+  for (const e of Object.values(state.events)) {
+    const seen = docEvents.get(e.key);
+    if (
+      e.lease?.holder === mk &&
+      now < e.lease.expiresAt &&
+      e.approvedAt === null &&
+      e.phase === "Approving" &&
+      seen?.EventStatus === "Scheduled"
+    ) {
+      approve.push(seen.EventId); // echoed exactly as this relay's document spells it
+      leaseExpiresAt = Math.min(leaseExpiresAt, e.lease.expiresAt);
+    }
+    const hooks = hooksByKey.get(e.key);
+    if (e.leftAt !== null && !seen && hooks?.drain && !hooks.recover) {
+      directives.push({ kind: "recover", eventId: hooks.eventId });
+    }
+  }
+  if (approve.length > 0)
+    directives.unshift({
+      kind: "approve",
+      eventIds: approve,
+      leaseExpiresAt: new Date(leaseExpiresAt).toISOString(),
+    });
+  return directives;
 }

@@ -39,7 +39,7 @@ export const Policy = z.strictObject({
   livenessTimeoutSeconds: z.number().int().min(10).max(3600).default(90),
   /** Report interval the coordinator asks for while an event is active / when idle. */
   activeReportSeconds: z.number().min(0.5).max(60).default(5),
-  idleReportSeconds: z.number().min(5).max(600).default(30),
+  idleReportSeconds: z.number().min(5).max(600).default(20),
   /** A recover hook not confirmed this long after the event ended stops holding the budget. */
   recoverTimeoutSeconds: z.number().int().min(30).max(86_400).default(1800),
 });

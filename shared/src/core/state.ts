@@ -27,8 +27,8 @@ export interface Member {
   vm: VmIdentity;
   relayVersion: string;
   dryRun: boolean;
+  /** The relay process that last reported (changes on restart). */
   bootId: string;
-  seq: number;
   /** DocumentIncarnation of the last applied document; null before the first. */
   incarnation: number | null;
   /** Keys of the events in the last applied document. */
@@ -37,6 +37,9 @@ export interface Member {
   /** Refreshed at most once per liveness granularity, so idle heartbeats cost no write. */
   lastSeenAt: number;
 }
+
+/** A member's lastSeenAt is rewritten only when older than this share of the liveness timeout. */
+export const LIVENESS_GRANULARITY_SHARE = 1 / 3;
 
 export const PHASES = [
   "Observed",

@@ -1,0 +1,125 @@
+import { isLive } from "./liveness";
+import type { Policy } from "./policy";
+import { type ClusterState, type EventRecord, memberKey, type Phase } from "./state";
+import type { Blocker } from "./types";
+
+export interface ApprovalDecision {
+  allowed: boolean;
+  /** The rule that allows approval ("allDrained", "policy:<name>", "forced", "drainOverdue"),
+   *  or "held" when an operator hold blocks it; null while waiting. */
+  rule: string | null;
+  blockers: Blocker[];
+  drained: string[];
+  /** Policy and operator approvals are not limited by maxEventsInFlight. */
+  bypassesBudget: boolean;
+}
+
+export function activeOverride<T extends { expiresAt: number }>(
+  o: T | null,
+  now: number,
+): T | null {
+  return o && now < o.expiresAt ? o : null;
+}
+
+export function matchingAutoApproveRule(event: EventRecord, policy: Policy): string | null {
+  for (const rule of policy.autoApprove) {
+    if (rule.eventTypes && !rule.eventTypes.includes(event.eventType)) continue;
+    if (rule.eventSources && !rule.eventSources.includes(event.eventSource ?? "")) continue;
+    if (rule.maxDurationInSeconds !== undefined) {
+      const d = event.durationInSeconds;
+      if (d === null || d < 0 || d > rule.maxDurationInSeconds) continue;
+    }
+    return rule.name;
+  }
+  return null;
+}
+
+/** Invariant 1 lives here: approval is allowed only when every VM in Resources is confirmed
+ *  drained, or a written policy or an operator's force says otherwise, and the rule is named. */
+export function decideApproval(
+  state: ClusterState,
+  event: EventRecord,
+  now: number,
+  policy: Policy,
+): ApprovalDecision {
+  const blockers: Blocker[] = [];
+  const drained: string[] = [];
+  const rows = state.readiness[event.key] ?? {};
+  for (const vm of event.resources) {
+    const mk = memberKey(vm);
+    const row = rows[mk];
+    const member = state.members[mk];
+    const drain = row?.drain ?? null;
+    if (drain?.status === "succeeded") {
+      drained.push(vm);
+    } else if (drain?.status === "failed") {
+      if (policy.onDrainFailure === "proceed") drained.push(vm);
+      else
+        blockers.push({
+          vm,
+          reason: "drainFailed",
+          detail: `drain hook failed${drain.detail ? `: ${drain.detail}` : ""}`,
+        });
+    } else if (!member) {
+      if (policy.unmanagedVms === "block")
+        blockers.push({
+          vm,
+          reason: "neverRegistered",
+          detail: "no relay has ever reported for this VM",
+        });
+    } else if (!isLive(member, now, policy)) {
+      if (policy.unmanagedVms === "block")
+        blockers.push({
+          vm,
+          reason: "noLiveRelay",
+          detail: `relay last heard from ${Math.round((now - member.lastSeenAt) / 1000)} s ago`,
+        });
+    } else if (drain) {
+      blockers.push({
+        vm,
+        reason: "draining",
+        detail: `drain hook ${drain.status} (attempt ${drain.attempt})`,
+      });
+    } else {
+      blockers.push({
+        vm,
+        reason: "drainPending",
+        detail: row?.inDocument
+          ? "relay saw the event; drain not started"
+          : "relay has not reported the event yet",
+      });
+    }
+  }
+
+  const base = { blockers, drained };
+  if (activeOverride(event.hold, now))
+    return { ...base, allowed: false, rule: "held", bypassesBudget: false };
+  if (activeOverride(event.force, now))
+    return { ...base, allowed: true, rule: "forced", bypassesBudget: true };
+  const ruleName = matchingAutoApproveRule(event, policy);
+  if (ruleName) return { ...base, allowed: true, rule: `policy:${ruleName}`, bypassesBudget: true };
+  if (blockers.length === 0)
+    return { ...base, allowed: true, rule: "allDrained", bypassesBudget: false };
+  if (
+    policy.onDrainOverdue === "proceed" &&
+    event.notBefore !== null &&
+    now >= event.notBefore - policy.drainDeadlineSecondsBeforeNotBefore * 1000
+  )
+    return { ...base, allowed: true, rule: "drainOverdue", bypassesBudget: false };
+  return { ...base, allowed: false, rule: null, bypassesBudget: false };
+}
+
+/** Phases during which an event is taking VMs out of service (counts against the budget). */
+export const IN_FLIGHT: ReadonlySet<Phase> = new Set([
+  "Approving",
+  "Started",
+  "Recovering",
+  "Unplanned",
+  "ExpiredAtNotBefore",
+]);
+
+export function eventsInFlight(state: ClusterState, except: string): EventRecord[] {
+  return Object.values(state.events).filter(
+    (e) => e.key !== except && e.endedAt === null && IN_FLIGHT.has(e.phase),
+  );
+}
