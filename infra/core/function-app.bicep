@@ -1,0 +1,144 @@
+// The coordinator: a Function app on the Flex Consumption plan (Linux, Node 22), running as a
+// user-assigned managed identity that reaches storage and Application Insights without keys.
+// The app settings below are the coordinator's configuration names (functions/src/config.ts)
+// plus the Functions host's own; test/infra/settings.test.ts keeps them in step.
+
+param location string
+param tags object
+param planName string
+param functionAppName string
+
+@description('Resource id of the user-assigned identity the app runs as.')
+param identityId string
+@description('Client id of that identity.')
+param identityClientId string
+
+param blobEndpoint string
+param queueEndpoint string
+param tableEndpoint string
+param deploymentContainerName string
+
+param applicationInsightsConnectionString string
+
+@description('Entra tenant that issues the relays\' and operators\' tokens.')
+param entraTenantId string
+@description('Accepted token audiences, comma-separated: the coordinator app registration\'s identifier URI and/or client id.')
+param entraAudience string
+
+@description('Policy JSON (see README); empty keeps the coordinator\'s defaults.')
+param policyJson string = ''
+@description('NCRONTAB schedule of the sweep timer; empty keeps the default (every 10 s).')
+param sweepSchedule string = ''
+@description('Prefix of the coordinator\'s table names.')
+param tablePrefix string = 'quiesce'
+
+@minValue(1)
+@maxValue(1000)
+@description('Upper bound on instances; the coordinator is stateless, so this only caps cost.')
+param maximumInstanceCount int = 40
+@allowed([512, 2048, 4096])
+param instanceMemoryMB int = 512
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: planName
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    name: 'FC1'
+    tier: 'FlexConsumption'
+  }
+  properties: {
+    reserved: true // Linux: Flex Consumption has no Windows workers
+  }
+}
+
+// Settings the coordinator reads (names from functions/src/config.ts). Optional ones are only
+// set when given, so the coordinator's own defaults apply otherwise.
+var coordinatorSettings = union(
+  {
+    QUIESCE_TABLE_ENDPOINT: tableEndpoint
+    QUIESCE_STORAGE_CLIENT_ID: identityClientId
+    QUIESCE_TABLE_PREFIX: tablePrefix
+    QUIESCE_AUTH_MODE: 'entra'
+    QUIESCE_ENTRA_TENANT_ID: entraTenantId
+    QUIESCE_ENTRA_AUDIENCE: entraAudience
+  },
+  empty(policyJson) ? {} : { QUIESCE_POLICY: policyJson },
+  empty(sweepSchedule) ? {} : { QUIESCE_SWEEP_SCHEDULE: sweepSchedule }
+)
+
+// The Functions host's own settings: identity-based AzureWebJobsStorage (no connection string,
+// shared keys are disabled) and Entra-authenticated Application Insights. Flex Consumption sets
+// the runtime in functionAppConfig, so FUNCTIONS_WORKER_RUNTIME / FUNCTIONS_EXTENSION_VERSION
+// must not be set here.
+var hostSettings = {
+  AzureWebJobsStorage__credential: 'managedidentity'
+  AzureWebJobsStorage__clientId: identityClientId
+  AzureWebJobsStorage__blobServiceUri: blobEndpoint
+  AzureWebJobsStorage__queueServiceUri: queueEndpoint
+  AzureWebJobsStorage__tableServiceUri: tableEndpoint
+  APPLICATIONINSIGHTS_CONNECTION_STRING: applicationInsightsConnectionString
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
+}
+
+var appSettings = union(hostSettings, coordinatorSettings)
+
+resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
+  name: functionAppName
+  location: location
+  tags: union(tags, { 'azd-service-name': 'coordinator' })
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    siteConfig: {
+      minTlsVersion: '1.2'
+      ftpsState: 'Disabled'
+      appSettings: [for setting in items(appSettings): { name: setting.key, value: setting.value }]
+    }
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: '${blobEndpoint}${deploymentContainerName}'
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        maximumInstanceCount: maximumInstanceCount
+        instanceMemoryMB: instanceMemoryMB
+      }
+      runtime: {
+        name: 'node'
+        version: '22'
+      }
+    }
+  }
+}
+
+// Basic-auth publishing (FTP / SCM) off: deployments use Entra (azd, az functionapp deploy).
+resource ftpPolicy 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: functionApp
+  name: 'ftp'
+  properties: { allow: false }
+}
+
+resource scmPolicy 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: functionApp
+  name: 'scm'
+  properties: { allow: false }
+}
+
+output functionAppName string = functionApp.name
+output defaultHostName string = functionApp.properties.defaultHostName
+output coordinatorUrl string = 'https://${functionApp.properties.defaultHostName}'

@@ -1,0 +1,126 @@
+// Quiesce coordinator: everything `azd up` provisions. Subscription scope so azd can create the
+// resource group. Relays are installed separately on the VMs (infra/relay/, docs/deploy.md).
+
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(40)
+@description('azd environment name; part of every resource name.')
+param environmentName string
+
+@minLength(1)
+@description('Region of all resources (must offer the Flex Consumption plan).')
+param location string
+
+@description('Entra tenant that issues relay and operator tokens; the deploying tenant by default.')
+param entraTenantId string = tenant().tenantId
+
+@minLength(1)
+@description('Accepted token audiences, comma-separated: the coordinator app registration\'s identifier URI (api://...) and/or client id. scripts/entra/create-app.sh prints it.')
+param entraAudience string
+
+@description('Policy JSON (see README); empty keeps the coordinator\'s defaults.')
+param policyJson string = ''
+
+@description('NCRONTAB schedule of the sweep timer; empty keeps the default.')
+param sweepSchedule string = ''
+
+@description('Principal id of the deployer, granted upload rights on the relay container (azd sets AZURE_PRINCIPAL_ID).')
+param deployerPrincipalId string = ''
+@allowed(['User', 'ServicePrincipal', 'Group'])
+param deployerPrincipalType string = 'User'
+
+@description('Upper bound on Function instances.')
+param maximumInstanceCount int = 40
+
+var tags = { 'azd-env-name': environmentName, application: 'quiesce' }
+// Deterministic per subscription + environment, so re-running `azd provision` updates in place.
+var token = toLower(uniqueString(subscription().id, environmentName, location))
+
+resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: 'rg-${environmentName}'
+  location: location
+  tags: tags
+}
+
+module monitoring 'core/monitoring.bicep' = {
+  name: 'monitoring'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    logAnalyticsName: 'log-${environmentName}-${token}'
+    applicationInsightsName: 'appi-${environmentName}-${token}'
+  }
+}
+
+module storage 'core/storage.bicep' = {
+  name: 'storage'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    storageAccountName: take('stquiesce${token}', 24)
+  }
+}
+
+module identity 'core/identity.bicep' = {
+  name: 'identity'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: 'id-coordinator-${environmentName}-${token}'
+  }
+}
+
+module roles 'core/role-assignments.bicep' = {
+  name: 'role-assignments'
+  scope: rg
+  params: {
+    storageAccountName: storage.outputs.storageAccountName
+    relayContainerName: storage.outputs.relayContainerName
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    appPrincipalId: identity.outputs.principalId
+    deployerPrincipalId: deployerPrincipalId
+    deployerPrincipalType: deployerPrincipalType
+  }
+}
+
+module coordinator 'core/function-app.bicep' = {
+  name: 'coordinator'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    planName: 'plan-${environmentName}-${token}'
+    functionAppName: 'func-quiesce-${token}'
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    blobEndpoint: storage.outputs.blobEndpoint
+    queueEndpoint: storage.outputs.queueEndpoint
+    tableEndpoint: storage.outputs.tableEndpoint
+    deploymentContainerName: storage.outputs.deploymentContainerName
+    applicationInsightsConnectionString: monitoring.outputs.connectionString
+    entraTenantId: entraTenantId
+    entraAudience: entraAudience
+    policyJson: policyJson
+    sweepSchedule: sweepSchedule
+    maximumInstanceCount: maximumInstanceCount
+  }
+  // The host starts with its identity: give it its roles first.
+  dependsOn: [roles]
+}
+
+// azd stores these in the environment (.azure/<env>/.env); the relay scripts read them.
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+output QUIESCE_COORDINATOR_URL string = coordinator.outputs.coordinatorUrl
+output QUIESCE_FUNCTION_APP_NAME string = coordinator.outputs.functionAppName
+output QUIESCE_ENTRA_AUDIENCE string = entraAudience
+output QUIESCE_ENTRA_TENANT_ID string = entraTenantId
+output QUIESCE_STORAGE_ACCOUNT string = storage.outputs.storageAccountName
+output QUIESCE_RELAY_CONTAINER string = storage.outputs.relayContainerName
+output QUIESCE_RELAY_ARTIFACTS_URL string = '${storage.outputs.blobEndpoint}${storage.outputs.relayContainerName}'
+output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName
