@@ -83,6 +83,7 @@ export type StartRequest = z.infer<typeof StartRequest>;
 /** The approval body. The 2017 preview also sent DocumentIncarnation; today's API ignores it. */
 export const StartRequestsBody = z.looseObject({
   StartRequests: z.array(StartRequest).min(1).max(100),
-  DocumentIncarnation: z.number().int().optional(),
+  // The preview docs' own example sends it as a string ("DocumentIncarnation":"5").
+  DocumentIncarnation: z.union([z.number().int(), z.string().regex(/^\d+$/)]).optional(),
 });
 export type StartRequestsBody = z.infer<typeof StartRequestsBody>;
