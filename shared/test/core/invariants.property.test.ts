@@ -237,13 +237,16 @@ describe("invariants under random interleavings of reports, duplicates, reorderi
         const ev = scheduled("EV-X", resources);
         let state = emptyClusterState("web");
         let now = T0;
-        for (const vm of VMS)
-          state = applyReport(state, report(vm, 1, []), (now += 10), policy()).state;
+        for (const vm of VMS) {
+          now += 10;
+          state = applyReport(state, report(vm, 1, []), now, policy()).state;
+        }
         for (const vm of resources) {
+          now += 10;
           const d = applyReport(
             state,
             report(vm, 2, [ev], { hooks: [{ eventId: "EV-X", drain: run("succeeded") }] }),
-            (now += 10),
+            now,
             policy(),
           );
           state = d.state;
