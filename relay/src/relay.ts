@@ -66,7 +66,7 @@ export interface RelayHandle {
   state(): RelaySnapshot;
 }
 
-const DEFAULT_RETRY = { baseMs: 1_000, maxMs: 30_000 };
+const DEFAULT_RETRY = { baseMs: 1_000, maxMs: 10_000 };
 const DEFAULT_HEARTBEAT_BOUNDS = { min: 1_000, max: 300_000 };
 
 /**

@@ -1,0 +1,96 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  mergeSettingSources,
+  parseConfigFile,
+  parseRelaySettings,
+  RELAY_SETTING_NAMES,
+  redactSettings,
+} from "./config";
+import { RELAY_VERSION } from "./version";
+
+const base = {
+  QUIESCE_COORDINATOR_URL: "http://127.0.0.1:7071",
+  QUIESCE_CLUSTER: "web",
+  QUIESCE_AUTH_MODE: "sharedKey",
+  QUIESCE_RELAY_KEY: "0123456789abcdef",
+};
+
+describe("relay settings", () => {
+  it("fills the documented defaults", () => {
+    const s = parseRelaySettings(base);
+    expect(s.QUIESCE_IMDS_URL).toBe("http://169.254.169.254");
+    expect(s.QUIESCE_IMDS_API_VERSION).toBe("2020-07-01");
+    expect(s.QUIESCE_POLL_INTERVAL_MS).toBe(1000);
+    expect(s.QUIESCE_DRY_RUN).toBe(false);
+  });
+
+  it("names every bad setting in the error", () => {
+    expect(() =>
+      parseRelaySettings({ ...base, QUIESCE_CLUSTER: "no spaces", QUIESCE_POLL_INTERVAL_MS: "50" }),
+    ).toThrow(/QUIESCE_CLUSTER: .*QUIESCE_POLL_INTERVAL_MS: /);
+  });
+
+  it("requires the key in sharedKey mode and the audience in managedIdentity mode", () => {
+    expect(() => parseRelaySettings({ ...base, QUIESCE_RELAY_KEY: undefined })).toThrow(
+      /QUIESCE_RELAY_KEY: required when QUIESCE_AUTH_MODE=sharedKey/,
+    );
+    expect(() => parseRelaySettings({ ...base, QUIESCE_AUTH_MODE: "managedIdentity" })).toThrow(
+      /QUIESCE_ENTRA_AUDIENCE: required/,
+    );
+  });
+
+  it("refuses a command and a URL for the same hook", () => {
+    expect(() =>
+      parseRelaySettings({
+        ...base,
+        QUIESCE_DRAIN_COMMAND: "true",
+        QUIESCE_DRAIN_URL: "http://127.0.0.1:9/drain",
+      }),
+    ).toThrow(/QUIESCE_DRAIN_URL: set QUIESCE_DRAIN_COMMAND or QUIESCE_DRAIN_URL, not both/);
+  });
+
+  it("lets the environment win over the config file, and reads JSON booleans and numbers", () => {
+    const file = parseConfigFile(
+      JSON.stringify({
+        ...base,
+        QUIESCE_CLUSTER: "from-file",
+        QUIESCE_DRY_RUN: true,
+        QUIESCE_POLL_INTERVAL_MS: 500,
+      }),
+      "relay.json",
+    );
+    const s = parseRelaySettings(
+      mergeSettingSources({ QUIESCE_CLUSTER: "from-env", PATH: "/bin" }, file),
+    );
+    expect(s.QUIESCE_CLUSTER).toBe("from-env");
+    expect(s.QUIESCE_DRY_RUN).toBe(true);
+    expect(s.QUIESCE_POLL_INTERVAL_MS).toBe(500);
+  });
+
+  it("refuses unknown keys in the config file so a typo is not silently ignored", () => {
+    expect(() => parseConfigFile('{"QUIESCE_CLUSTR":"x"}', "relay.json")).toThrow(
+      /unknown setting\(s\) QUIESCE_CLUSTR/,
+    );
+    expect(() => parseConfigFile("{", "relay.json")).toThrow(/not valid JSON/);
+  });
+
+  it("never shows the relay key when settings are printed", () => {
+    expect(JSON.stringify(redactSettings(parseRelaySettings(base)))).not.toContain(
+      base.QUIESCE_RELAY_KEY,
+    );
+  });
+
+  it("exports every setting name with the QUIESCE_ prefix", () => {
+    expect(RELAY_SETTING_NAMES).toContain("QUIESCE_COORDINATOR_URL");
+    expect(RELAY_SETTING_NAMES.every((n) => n.startsWith("QUIESCE_"))).toBe(true);
+  });
+
+  it("reports the version written in relay/package.json", () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(RELAY_VERSION).toBe(pkg.version);
+  });
+});
