@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWTPayload, type KeyLike, SignJWT } from "jose";
 
@@ -32,6 +32,15 @@ export interface LocalEntra {
   relayClaims(vmResourceId: string, roles?: string[]): Record<string, unknown>;
   /** How many times the JWKS was fetched. */
   readonly jwksRequests: number;
+  /** Base URL of a Microsoft Graph stand-in serving `GET /v1.0/servicePrincipals/{id}`. */
+  graphUrl: string;
+  /** A credential for `createGraphIdentityResolver` that this Graph stand-in accepts. */
+  graphCredential: { getToken(scope: string): Promise<{ token: string }> };
+  /** Makes `objectId` a managed identity of `resourceId` in Graph (system-assigned unless said otherwise). */
+  registerManagedIdentity(objectId: string, resourceId: string, kind?: "system" | "user"): void;
+  /** Makes Graph answer every lookup with this status (undefined: normal again). */
+  failGraphWith(status: number | undefined): void;
+  readonly graphRequests: number;
   stop(): Promise<void>;
 }
 
@@ -47,13 +56,37 @@ export async function startLocalEntra(options?: { audience?: string }): Promise<
   };
 
   let jwksRequests = 0;
+  let graphRequests = 0;
+  let graphFailure: number | undefined;
+  const graphToken = `graph-${randomUUID()}`;
+  const identities = new Map<string, { resourceId: string; explicit: boolean }>();
   const keysPath = `/${tenantId}/discovery/v2.0/keys`;
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  };
   const server: Server = createServer((req, res) => {
-    if (req.method === "GET" && req.url === keysPath) {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method === "GET" && url.pathname === keysPath) {
       jwksRequests++;
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(jwks));
-      return;
+      return json(res, 200, jwks);
+    }
+    const sp = /^\/v1\.0\/servicePrincipals\/([^/]+)$/.exec(url.pathname);
+    if (req.method === "GET" && sp?.[1]) {
+      graphRequests++;
+      if (req.headers.authorization !== `Bearer ${graphToken}`)
+        return json(res, 401, { error: { code: "InvalidAuthenticationToken" } });
+      if (graphFailure !== undefined)
+        return json(res, graphFailure, { error: { code: "Failure" } });
+      const identity = identities.get(decodeURIComponent(sp[1]).toLowerCase());
+      if (!identity) return json(res, 404, { error: { code: "Request_ResourceNotFound" } });
+      return json(res, 200, {
+        servicePrincipalType: "ManagedIdentity",
+        alternativeNames: [
+          `isExplicit=${identity.explicit ? "True" : "False"}`,
+          identity.resourceId,
+        ],
+      });
     }
     res.writeHead(404).end();
   });
@@ -107,6 +140,17 @@ export async function startLocalEntra(options?: { audience?: string }): Promise<
     }),
     get jwksRequests() {
       return jwksRequests;
+    },
+    graphUrl: `http://127.0.0.1:${port}`,
+    graphCredential: { getToken: async () => ({ token: graphToken }) },
+    registerManagedIdentity: (objectId, resourceId, kind = "system") => {
+      identities.set(objectId.toLowerCase(), { resourceId, explicit: kind === "user" });
+    },
+    failGraphWith: (status) => {
+      graphFailure = status;
+    },
+    get graphRequests() {
+      return graphRequests;
     },
     stop: () =>
       new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 import { errors, type JWTVerifyGetKey, jwtVerify } from "jose";
 import { parseBearer } from "./bearer";
 import { EntraClaims, principalFromClaims } from "./entraClaims";
+import type { ManagedIdentityResolver } from "./identityResolver";
 import { signingKeys } from "./jwks";
 import { type AppRoleNames, requireRole } from "./roles";
 import { type Authenticator, AuthUnavailableError, type Role } from "./types";
@@ -14,6 +15,8 @@ export interface EntraOptions {
   jwksUrl: URL;
   roleNames: AppRoleNames;
   fetchImpl?: typeof fetch;
+  /** Finds a relay identity's resource when its token carries neither xms_az_rid nor xms_mirid. */
+  identityResolver?: ManagedIdentityResolver;
 }
 
 /** Clock skew tolerated on exp/nbf/iat: small, tokens live ~1 h and relays refresh early. */
@@ -95,7 +98,20 @@ export function createEntraAuthenticator(options: EntraOptions): Authenticator {
       // tid is checked as well in case QUIESCE_ENTRA_ISSUERS was widened.
       if (claims.data.tid.toLowerCase() !== tenant)
         return { ok: false, status: 401, error: "token is from another tenant" };
-      const principal = principalFromClaims(claims.data, options.roleNames);
+      let identity = claims.data;
+      // Entra leaves the xms_* claims out of tokens for customer apps; ask Graph for relays only.
+      if (
+        need === "relay" &&
+        options.identityResolver &&
+        identity.oid &&
+        !identity.xms_az_rid &&
+        !identity.xms_mirid &&
+        identity.roles?.includes(options.roleNames.relay)
+      ) {
+        const resourceId = await options.identityResolver.resourceIdOf(identity.oid);
+        if (resourceId) identity = { ...identity, xms_mirid: resourceId };
+      }
+      const principal = principalFromClaims(identity, options.roleNames);
       if (!principal) return { ok: false, status: 401, error: "token has neither oid nor sub" };
       return requireRole(principal, need, missing[need]);
     },

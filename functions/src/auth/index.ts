@@ -1,9 +1,15 @@
 import type { CoordinatorSettings } from "../config";
 import { createEntraAuthenticator, defaultIssuers, defaultJwksUrl } from "./entra";
+import type { ManagedIdentityResolver } from "./identityResolver";
 import { createSharedKeyAuthenticator } from "./sharedKey";
 import type { Authenticator } from "./types";
 
 export { authorizeRelayForVm, type RelayVmAuthorization } from "./binding";
+export {
+  createGraphIdentityResolver,
+  type GraphCredential,
+  type ManagedIdentityResolver,
+} from "./identityResolver";
 export {
   type Authenticator,
   type AuthResult,
@@ -21,7 +27,11 @@ const list = (text: string | undefined) =>
 /** Builds the authenticator QUIESCE_AUTH_MODE selects; throws when its settings are missing. */
 export function createAuthenticator(
   settings: CoordinatorSettings,
-  opts?: { fetchImpl?: typeof fetch },
+  opts?: {
+    fetchImpl?: typeof fetch;
+    /** Entra mode: resolves a relay's identity when its token lacks xms_* claims (see docs/auth.md). */
+    identityResolver?: ManagedIdentityResolver;
+  },
 ): Authenticator {
   if (settings.QUIESCE_AUTH_MODE === "sharedKey") {
     if (!settings.QUIESCE_RELAY_KEY || !settings.QUIESCE_OPERATOR_KEY)
@@ -47,5 +57,6 @@ export function createAuthenticator(
       operator: settings.QUIESCE_OPERATOR_ROLE,
     },
     ...(opts?.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
+    ...(opts?.identityResolver ? { identityResolver: opts.identityResolver } : {}),
   });
 }
