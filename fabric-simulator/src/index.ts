@@ -1,1 +1,39 @@
-export {};
+export { FabricControlClient, type TopologyView } from "./client";
+export { ManualClock, ScaledClock, type SimClock } from "./clock";
+export type { ClockView, ControlResult, Timeline } from "./engine";
+export { instanceMetadata } from "./imds/handler";
+export {
+  AddGroups,
+  ChangeResources,
+  InjectFault,
+  type InjectFaultInput,
+  JumpIncarnation,
+  ScheduleEvent,
+  type ScheduleEventInput,
+} from "./model/commands";
+export { defaultNoticeSeconds } from "./model/defaults";
+export {
+  renderDocument,
+  rfc1123,
+  SCHEDULED_EVENTS_API_VERSIONS,
+  type ScheduledEventsApiVersion,
+} from "./model/document";
+export * as fabric from "./model/fabric";
+export type * from "./model/types";
+export {
+  FabricControlError,
+  type FabricSimulator,
+  type FabricSimulatorOptions,
+  startFabricSimulator,
+} from "./simulator";
+export {
+  defaultTopology,
+  type ExpandedTopology,
+  expandTopology,
+  type GroupRecord,
+  GroupSpec,
+  generateTopology,
+  Topology,
+  type TopologyInput,
+  type VmRecord,
+} from "./topology";

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { parseCliArgs, USAGE } from "./cliArgs";
+import { startFabricSimulator } from "./simulator";
+import { defaultTopology, generateTopology, Topology } from "./topology";
+
+/** Run the fabric simulator on its own, so a real relay (and its drain hooks) can be pointed at it. */
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parseCliArgs>;
+  try {
+    args = parseCliArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let topology: Topology;
+  if (args.topologyFile !== undefined) {
+    const parsed = Topology.safeParse(JSON.parse(readFileSync(args.topologyFile, "utf8")));
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map(
+        (i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`,
+      );
+      process.stderr.write(`invalid topology ${args.topologyFile}:\n${issues.join("\n")}\n`);
+      process.exit(2);
+    }
+    topology = parsed.data;
+  } else {
+    topology =
+      args.vms !== undefined ? generateTopology(args.vms, args.groupSize) : defaultTopology();
+  }
+
+  const sim = await startFabricSimulator({
+    topology,
+    timeScale: args.timeScale,
+    port: args.port,
+    host: args.host,
+    requireAllApprovals: args.requireAllApprovals,
+    minStartedSeconds: args.minStartedSeconds,
+  });
+
+  const state = sim.state();
+  const lines = [
+    `fabric simulator listening on ${sim.url} (time scale ${args.timeScale}x: 15 simulated minutes = ${(900 / args.timeScale).toFixed(1)} s)`,
+    `control API: ${sim.url}/control  (GET /control/topology, POST /control/events, GET /control/timeline ...)`,
+    "VM IMDS base URLs (set QUIESCE_IMDS_URL of each relay to one of these):",
+  ];
+  const groups = Object.values(state.groups);
+  for (const g of groups.slice(0, 20)) {
+    lines.push(`  ${g.kind} ${g.name}:`);
+    for (const vm of g.vms.slice(0, 10)) lines.push(`    ${vm.padEnd(24)} ${sim.imdsUrl(vm)}`);
+    if (g.vms.length > 10) lines.push(`    ... and ${g.vms.length - 10} more`);
+  }
+  if (groups.length > 20)
+    lines.push(`  ... and ${groups.length - 20} more groups (GET /control/topology)`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+
+  const shutdown = () => {
+    sim.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`fabric simulator failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,215 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ControlResult, FabricEngine } from "../engine";
+import { BodyTooLarge, readBody, sendJson } from "../http/io";
+import { scheduledEventsApiVersion } from "../imds/apiVersions";
+
+/**
+ * The control API under `/control`: JSON in, JSON out, every body parsed by the same zod schemas
+ * as the in-process API; errors are `{ error, issues? }` with 400 (bad input), 404 (no such
+ * thing) or 409 (not possible in the event's current state).
+ */
+
+type Route = {
+  readonly method: string;
+  readonly pattern: RegExp;
+  readonly run: (ctx: RouteContext) => ControlResult<unknown> | Promise<ControlResult<unknown>>;
+  readonly status?: number;
+};
+
+interface RouteContext {
+  readonly engine: FabricEngine;
+  readonly params: readonly string[];
+  readonly query: URLSearchParams;
+  readonly body: () => Promise<unknown>;
+  readonly imdsUrl: (vm: string) => string;
+}
+
+const okValue = <T>(value: T): ControlResult<T> => ({ ok: true, value });
+
+const routes: Route[] = [
+  { method: "GET", pattern: /^\/health$/, run: () => okValue({ ok: true }) },
+  { method: "GET", pattern: /^\/clock$/, run: ({ engine }) => okValue(engine.clockView()) },
+  {
+    method: "POST",
+    pattern: /^\/clock\/advance$/,
+    run: async ({ engine, body }) => engine.advanceClock(await body()),
+  },
+  {
+    method: "GET",
+    pattern: /^\/topology$/,
+    run: ({ engine, imdsUrl }) => {
+      const s = engine.state();
+      return okValue({
+        groups: Object.values(s.groups),
+        vms: Object.values(s.vms).map((vm) => ({ ...vm, imdsUrl: imdsUrl(vm.name) })),
+      });
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/topology$/,
+    run: async ({ engine, body, imdsUrl }) => {
+      const r = engine.loadTopology(await body());
+      if (!r.ok) return r;
+      return okValue({
+        groups: Object.values(r.value.groups),
+        vms: Object.values(r.value.vms).map((vm) => ({ ...vm, imdsUrl: imdsUrl(vm.name) })),
+      });
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/groups$/,
+    status: 201,
+    run: async ({ engine, body, imdsUrl }) => {
+      const r = engine.addGroups(await body());
+      if (!r.ok) return r;
+      return okValue({ vms: r.value.map((name) => ({ name, imdsUrl: imdsUrl(name) })) });
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/groups\/([^/]+)\/incarnation-jump$/,
+    run: async ({ engine, body, params }) => {
+      const r = engine.jumpIncarnation({ ...(await objectBody(body)), group: params[0] });
+      return r.ok ? okValue({ group: params[0], incarnation: r.value }) : r;
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/groups\/([^/]+)\/document$/,
+    run: ({ engine, params, query }) => {
+      const group = params[0] as string;
+      if (!engine.state().groups[group])
+        return { ok: false, status: 404, error: `no group ${group}` };
+      const v = scheduledEventsApiVersion(query.get("api-version") ?? "2020-07-01");
+      if (!v) return { ok: false, status: 400, error: "unknown api-version" };
+      return okValue(engine.document(group, v));
+    },
+  },
+  { method: "GET", pattern: /^\/events$/, run: ({ engine }) => okValue(engine.events()) },
+  {
+    method: "POST",
+    pattern: /^\/events$/,
+    status: 201,
+    run: async ({ engine, body }) => engine.schedule(await body()),
+  },
+  {
+    method: "GET",
+    pattern: /^\/events\/([^/]+)$/,
+    run: ({ engine, params }) => {
+      const e = engine.event(params[0] as string);
+      return e ? okValue(e) : { ok: false, status: 404, error: `no event ${params[0]}` };
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/events\/([^/]+)\/cancel$/,
+    run: ({ engine, params }) => engine.cancel({ eventId: params[0] }),
+  },
+  {
+    method: "POST",
+    pattern: /^\/events\/([^/]+)\/start$/,
+    run: ({ engine, params }) => engine.startNow({ eventId: params[0] }),
+  },
+  {
+    method: "POST",
+    pattern: /^\/events\/([^/]+)\/resources$/,
+    run: async ({ engine, params, body }) =>
+      engine.changeResources({ ...(await objectBody(body)), eventId: params[0] }),
+  },
+  { method: "GET", pattern: /^\/faults$/, run: ({ engine }) => okValue(engine.faults()) },
+  {
+    method: "POST",
+    pattern: /^\/faults$/,
+    status: 201,
+    run: async ({ engine, body }) => engine.injectFault(await body()),
+  },
+  {
+    method: "DELETE",
+    pattern: /^\/faults$/,
+    run: ({ engine, query }) => {
+      const vm = query.get("vm");
+      const r = engine.clearFaults(vm === null ? {} : { vm });
+      return r.ok ? okValue({ cleared: r.value }) : r;
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/timeline$/,
+    run: ({ engine, query }) => {
+      const since = Number(query.get("since") ?? "0");
+      if (!Number.isInteger(since) || since < 0) {
+        return {
+          ok: false,
+          status: 400,
+          error: "since must be a non-negative integer (a timeline seq)",
+        };
+      }
+      return okValue(engine.timeline(since));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/reset$/,
+    run: ({ engine }) => {
+      engine.reset();
+      return okValue({ ok: true });
+    },
+  },
+];
+
+async function objectBody(body: () => Promise<unknown>): Promise<Record<string, unknown>> {
+  const b = await body();
+  return b !== null && typeof b === "object" && !Array.isArray(b)
+    ? (b as Record<string, unknown>)
+    : {};
+}
+
+class BadJson extends Error {}
+
+export async function handleControl(
+  engine: FabricEngine,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: URLSearchParams,
+  imdsUrl: (vm: string) => string,
+): Promise<void> {
+  const matching = routes.filter((r) => r.pattern.test(path));
+  const route = matching.find((r) => r.method === req.method);
+  if (!route) {
+    if (matching.length > 0) {
+      return sendJson(
+        res,
+        405,
+        { error: `method ${req.method} not allowed on /control${path}` },
+        {
+          allow: matching.map((r) => r.method).join(", "),
+        },
+      );
+    }
+    return sendJson(res, 404, { error: `no control route /control${path}` });
+  }
+  const params = (route.pattern.exec(path) ?? []).slice(1).map((p) => decodeURIComponent(p));
+  const body = async (): Promise<unknown> => {
+    const text = await readBody(req);
+    if (text.trim() === "") return {};
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new BadJson("body is not valid JSON");
+    }
+  };
+  try {
+    const r = await route.run({ engine, params, query, body, imdsUrl });
+    if (!r.ok) {
+      return sendJson(res, r.status, { error: r.error, ...(r.issues ? { issues: r.issues } : {}) });
+    }
+    return sendJson(res, route.status ?? 200, r.value);
+  } catch (e) {
+    if (e instanceof BadJson) return sendJson(res, 400, { error: e.message });
+    if (e instanceof BodyTooLarge) return sendJson(res, 400, { error: e.message });
+    throw e;
+  }
+}

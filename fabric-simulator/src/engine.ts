@@ -1,0 +1,259 @@
+import { randomUUID } from "node:crypto";
+import type { ScheduledEventsDocument, StartRequestsBody } from "@quiesce/shared";
+import type { z } from "zod";
+import type { SimClock } from "./clock";
+import {
+  AddGroups,
+  AdvanceClock,
+  ChangeResources,
+  ClearFaults,
+  EventRef,
+  InjectFault,
+  JumpIncarnation,
+  ScheduleEvent,
+} from "./model/commands";
+import { renderDocument, type ScheduledEventsApiVersion } from "./model/document";
+import {
+  addGroups,
+  advance,
+  cancelEvent,
+  changeResources,
+  clearFaults,
+  createFabric,
+  type ImdsRoute,
+  injectFault,
+  jumpIncarnation,
+  resetFabric,
+  scheduleEvent,
+  startEventNow,
+  startRequests,
+  takeFault,
+} from "./model/fabric";
+import type {
+  FabricOptions,
+  FabricState,
+  Fault,
+  Instant,
+  Outcome,
+  SimEvent,
+  StartRequestOutcome,
+  TimelineEntry,
+} from "./model/types";
+import { Topology } from "./topology";
+
+/** A control call's failure, as both the HTTP routes (status + JSON) and the in-process API (throw) report it. */
+export interface ControlError {
+  readonly ok: false;
+  readonly status: 400 | 404 | 409;
+  readonly error: string;
+  readonly issues?: ReadonlyArray<{ path: string; message: string }>;
+}
+export type ControlResult<T> = { readonly ok: true; readonly value: T } | ControlError;
+
+export interface Timeline {
+  readonly entries: readonly TimelineEntry[];
+  /** Every event ever scheduled, still in a document or gone, in scheduling order. */
+  readonly events: readonly SimEvent[];
+  readonly nextSeq: number;
+}
+
+export interface ClockView {
+  readonly simMs: number;
+  readonly simTime: string;
+  readonly realMs: number;
+  readonly timeScale: number | null;
+}
+
+function parse<S extends z.ZodType>(schema: S, input: unknown): ControlResult<z.infer<S>> {
+  const r = schema.safeParse(input ?? {});
+  if (r.success) return { ok: true, value: r.data };
+  return {
+    ok: false,
+    status: 400,
+    error: "invalid request",
+    issues: r.error.issues.map((i) => ({ path: i.path.join(".") || "(body)", message: i.message })),
+  };
+}
+
+const lift = <T>(o: Outcome<T>): ControlResult<T> => (o.ok ? { ok: true, value: o.value } : o);
+
+/**
+ * The imperative shell around the fabric model: holds the one current state, reads the clock,
+ * lets simulated time catch up before every read or command, and parses every control input.
+ */
+export class FabricEngine {
+  private current: FabricState;
+  /** Changes on reset and topology load so cached documents of an earlier fabric are never served. */
+  private generationCounter = 0;
+
+  constructor(
+    topology: Topology,
+    readonly options: Partial<FabricOptions>,
+    readonly clock: SimClock,
+  ) {
+    const r = createFabric(topology, options);
+    if (!r.ok) throw new Error(`invalid topology: ${r.error}`);
+    this.current = r.value;
+  }
+
+  get generation(): number {
+    return this.generationCounter;
+  }
+
+  now(): Instant {
+    return { simMs: this.clock.now(), realMs: Date.now() };
+  }
+
+  /** Bring the model up to the clock and return it. */
+  sync(): FabricState {
+    this.current = advance(this.current, this.now());
+    return this.current;
+  }
+
+  private apply<T>(f: (s: FabricState, at: Instant) => Outcome<T>): ControlResult<T> {
+    const at = this.now();
+    this.current = advance(this.current, at);
+    const r = f(this.current, at);
+    if (r.ok) this.current = r.state;
+    return lift(r);
+  }
+
+  clockView(): ClockView {
+    const simMs = this.clock.now();
+    return {
+      simMs,
+      simTime: new Date(simMs).toISOString(),
+      realMs: Date.now(),
+      timeScale: this.clock.timeScale ?? null,
+    };
+  }
+
+  advanceClock(input: unknown): ControlResult<ClockView> {
+    const p = parse(AdvanceClock, input);
+    if (!p.ok) return p;
+    this.clock.advance(p.value.seconds * 1000);
+    this.sync();
+    return { ok: true, value: this.clockView() };
+  }
+
+  schedule(input: unknown): ControlResult<SimEvent> {
+    const p = parse(ScheduleEvent, input);
+    if (!p.ok) return p;
+    const eventId = p.value.eventId ?? randomUUID().toUpperCase();
+    return this.apply((s, at) => scheduleEvent(s, { ...p.value, eventId }, at));
+  }
+
+  cancel(input: unknown): ControlResult<SimEvent> {
+    const p = parse(EventRef, input);
+    if (!p.ok) return p;
+    return this.apply((s, at) => cancelEvent(s, p.value.eventId, at));
+  }
+
+  startNow(input: unknown): ControlResult<SimEvent> {
+    const p = parse(EventRef, input);
+    if (!p.ok) return p;
+    return this.apply((s, at) => startEventNow(s, p.value.eventId, at));
+  }
+
+  changeResources(input: unknown): ControlResult<SimEvent> {
+    const p = parse(ChangeResources, input);
+    if (!p.ok) return p;
+    return this.apply((s, at) => changeResources(s, p.value, at));
+  }
+
+  jumpIncarnation(input: unknown): ControlResult<number> {
+    const p = parse(JumpIncarnation, input);
+    if (!p.ok) return p;
+    return this.apply((s, at) => jumpIncarnation(s, p.value, at));
+  }
+
+  injectFault(input: unknown): ControlResult<Fault[]> {
+    const p = parse(InjectFault, input);
+    if (!p.ok) return p;
+    return this.apply((s, at) => injectFault(s, p.value, at));
+  }
+
+  clearFaults(input: unknown): ControlResult<number> {
+    const p = parse(ClearFaults, input);
+    if (!p.ok) return p;
+    return this.apply((s, at) => {
+      const next = clearFaults(s, p.value.vm, at);
+      return { ok: true, state: next, value: s.faults.length - next.faults.length };
+    });
+  }
+
+  faults(): readonly Fault[] {
+    return this.sync().faults;
+  }
+
+  addGroups(input: unknown): ControlResult<string[]> {
+    const p = parse(AddGroups, input);
+    if (!p.ok) return p;
+    return this.apply((s) => addGroups(s, p.value.groups));
+  }
+
+  /** Replace the whole topology: a fresh fabric, as after a reset. */
+  loadTopology(input: unknown): ControlResult<FabricState> {
+    const p = parse(Topology, input);
+    if (!p.ok) return p;
+    const r = createFabric(p.value, this.current.options);
+    if (!r.ok) return r;
+    this.current = r.value;
+    this.generationCounter++;
+    return { ok: true, value: r.value };
+  }
+
+  reset(): FabricState {
+    this.current = resetFabric(this.current);
+    this.generationCounter++;
+    return this.current;
+  }
+
+  event(eventId: string): SimEvent | undefined {
+    const key = eventId.toLowerCase();
+    const s = this.sync();
+    return [...s.active, ...s.past].find((e) => e.eventId.toLowerCase() === key);
+  }
+
+  events(): SimEvent[] {
+    const s = this.sync();
+    const all = [...s.active, ...s.past];
+    return all.sort(
+      (a, b) =>
+        a.scheduledAt.simMs - b.scheduledAt.simMs || a.scheduledAt.realMs - b.scheduledAt.realMs,
+    );
+  }
+
+  timeline(sinceSeq = 0): Timeline {
+    const s = this.sync();
+    return {
+      entries: sinceSeq > 0 ? s.timeline.filter((e) => e.seq > sinceSeq) : s.timeline,
+      events: this.events(),
+      nextSeq: s.nextSeq,
+    };
+  }
+
+  document(group: string, apiVersion?: ScheduledEventsApiVersion): ScheduledEventsDocument {
+    return renderDocument(this.sync(), group, apiVersion);
+  }
+
+  state(): FabricState {
+    return this.sync();
+  }
+
+  /** IMDS side: a VM's StartRequests (already parsed at the edge). */
+  startRequests(
+    vm: string,
+    body: StartRequestsBody,
+  ): ControlResult<ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>> {
+    return this.apply((s, at) => startRequests(s, vm, body, at));
+  }
+
+  /** IMDS side: whether this request hits an injected fault (and count it against the fault). */
+  takeFault(vm: string, route: ImdsRoute): { status?: number; latencyMs?: number } {
+    const s = this.sync();
+    const { state, ...fault } = takeFault(s, vm, route, this.clock.now());
+    this.current = state;
+    return fault;
+  }
+}

@@ -1,0 +1,287 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+
+/**
+ * The simulated cluster: which VMs exist and which Azure group delivers their events. A VM belongs
+ * to exactly one group, as in Azure: an availability set, a scale-set placement group, or none
+ * (a standalone VM sees only its own events, modelled as a group of one).
+ */
+
+/** Azure VM names (and `<scaleSet>_<instance>` instance names) are safe as one URL path segment. */
+export const SimVmName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/,
+    "VM name must be 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit",
+  );
+
+export const GroupName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/,
+    "group name must be 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit",
+  );
+
+const VmSpec = z.strictObject({
+  name: SimVmName,
+  faultDomain: z.number().int().min(0).max(20).optional(),
+  updateDomain: z.number().int().min(0).max(30).optional(),
+  zone: z.string().min(1).max(8).optional(),
+});
+export type VmSpec = z.infer<typeof VmSpec>;
+
+/** Either a count (names are generated) or the VMs themselves. */
+const VmList = z.union([
+  z.number().int().min(1).max(10_000),
+  z
+    .array(z.union([SimVmName, VmSpec]))
+    .min(1)
+    .max(10_000),
+]);
+
+const AvailabilitySetSpec = z.strictObject({
+  kind: z.literal("availabilitySet"),
+  name: GroupName,
+  vms: VmList,
+  vmNamePrefix: z.string().max(60).optional(),
+  faultDomains: z.number().int().min(1).max(3).default(2),
+  updateDomains: z.number().int().min(1).max(20).default(5),
+});
+
+const PlacementGroupSpec = z.strictObject({
+  kind: z.literal("scaleSetPlacementGroup"),
+  name: GroupName,
+  scaleSetName: GroupName.optional(),
+  placementGroupId: z.string().min(1).max(64).optional(),
+  vms: VmList,
+  faultDomains: z.number().int().min(1).max(5).default(5),
+  zone: z.string().min(1).max(8).optional(),
+});
+
+const StandaloneSpec = z.strictObject({
+  kind: z.literal("standalone"),
+  vms: z
+    .array(z.union([SimVmName, VmSpec]))
+    .min(1)
+    .max(10_000),
+});
+
+export const GroupSpec = z.discriminatedUnion("kind", [
+  AvailabilitySetSpec,
+  PlacementGroupSpec,
+  StandaloneSpec,
+]);
+export type GroupSpec = z.input<typeof GroupSpec>;
+
+export const Topology = z.strictObject({
+  subscriptionId: z.string().min(1).max(64).default("00000000-0000-4000-8000-000000000000"),
+  resourceGroupName: z.string().min(1).max(90).default("quiesce-sim"),
+  location: z.string().min(1).max(40).default("westeurope"),
+  groups: z.array(GroupSpec).min(1).max(10_000),
+});
+export type Topology = z.infer<typeof Topology>;
+export type TopologyInput = z.input<typeof Topology>;
+
+export type GroupKind = "availabilitySet" | "scaleSetPlacementGroup" | "standalone";
+
+/** What IMDS `/metadata/instance` says about a VM, and where its events come from. */
+export interface VmRecord {
+  readonly name: string;
+  readonly group: string;
+  readonly vmId: string;
+  readonly resourceId: string;
+  readonly subscriptionId: string;
+  readonly resourceGroupName: string;
+  readonly location: string;
+  readonly vmScaleSetName?: string;
+  readonly placementGroupId?: string;
+  readonly platformFaultDomain: string;
+  readonly platformUpdateDomain: string;
+  readonly zone?: string;
+  /** Set once a Preempt or Terminate event completed for it: Azure deleted the VM. */
+  readonly deleted: boolean;
+}
+
+export interface GroupRecord {
+  readonly name: string;
+  readonly kind: GroupKind;
+  readonly vms: readonly string[];
+  readonly scaleSetName?: string;
+  readonly placementGroupId?: string;
+  /** The `DocumentIncarnation` every VM of the group sees: one document per group. */
+  readonly incarnation: number;
+}
+
+/** Deterministic ids, so a topology file always yields the same vmIds and placement group ids. */
+export function stableUuid(...parts: string[]): string {
+  const h = createHash("sha1").update(parts.join("\u0000")).digest("hex");
+  const variant = ((Number.parseInt(h[16] ?? "0", 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function specs(list: number | ReadonlyArray<string | VmSpec>, prefix: string): VmSpec[] {
+  if (typeof list === "number") {
+    return Array.from({ length: list }, (_, i) => ({ name: `${prefix}${i}` }));
+  }
+  return list.map((v) => (typeof v === "string" ? { name: v } : v));
+}
+
+export interface ExpandedTopology {
+  readonly vms: Record<string, VmRecord>;
+  readonly groups: Record<string, GroupRecord>;
+}
+
+export type ExpandResult = { ok: true; value: ExpandedTopology } | { ok: false; error: string };
+
+/** Turn a parsed topology into VM and group records; rejects duplicate VM or group names. */
+export function expandTopology(topology: Topology, initialIncarnation = 1): ExpandResult {
+  const vms: Record<string, VmRecord> = {};
+  const groups: Record<string, GroupRecord> = {};
+  const { subscriptionId, resourceGroupName, location } = topology;
+  const rgPath = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroupName}/providers/Microsoft.Compute`;
+  const lowerNames = new Set<string>();
+
+  const addVm = (vm: VmRecord): string | undefined => {
+    const key = vm.name.toLowerCase();
+    if (lowerNames.has(key)) return `duplicate VM name ${vm.name}`;
+    lowerNames.add(key);
+    vms[vm.name] = vm;
+    return undefined;
+  };
+  const addGroup = (g: GroupRecord): string | undefined => {
+    if (groups[g.name]) return `duplicate group name ${g.name}`;
+    groups[g.name] = g;
+    return undefined;
+  };
+
+  for (const spec of topology.groups) {
+    if (spec.kind === "availabilitySet") {
+      const list = specs(spec.vms, spec.vmNamePrefix ?? `${spec.name}-`);
+      const err = addGroup({
+        name: spec.name,
+        kind: spec.kind,
+        vms: list.map((v) => v.name),
+        incarnation: initialIncarnation,
+      });
+      if (err) return { ok: false, error: err };
+      for (const [i, v] of list.entries()) {
+        const e = addVm({
+          name: v.name,
+          group: spec.name,
+          vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
+          resourceId: `${rgPath}/virtualMachines/${v.name}`,
+          subscriptionId,
+          resourceGroupName,
+          location,
+          platformFaultDomain: String(v.faultDomain ?? i % spec.faultDomains),
+          platformUpdateDomain: String(v.updateDomain ?? i % spec.updateDomains),
+          ...(v.zone ? { zone: v.zone } : {}),
+          deleted: false,
+        });
+        if (e) return { ok: false, error: e };
+      }
+    } else if (spec.kind === "scaleSetPlacementGroup") {
+      const scaleSetName = spec.scaleSetName ?? spec.name;
+      const placementGroupId =
+        spec.placementGroupId ?? stableUuid(subscriptionId, scaleSetName, spec.name);
+      const list = specs(spec.vms, `${scaleSetName}_`);
+      const err = addGroup({
+        name: spec.name,
+        kind: spec.kind,
+        vms: list.map((v) => v.name),
+        scaleSetName,
+        placementGroupId,
+        incarnation: initialIncarnation,
+      });
+      if (err) return { ok: false, error: err };
+      for (const [i, v] of list.entries()) {
+        // Uniform scale sets name instances `<scaleSet>_<instanceId>`; the resource id uses the id.
+        const instanceId = v.name.startsWith(`${scaleSetName}_`)
+          ? v.name.slice(scaleSetName.length + 1)
+          : String(i);
+        const zone = v.zone ?? spec.zone;
+        const e = addVm({
+          name: v.name,
+          group: spec.name,
+          vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
+          resourceId: `${rgPath}/virtualMachineScaleSets/${scaleSetName}/virtualMachines/${instanceId}`,
+          subscriptionId,
+          resourceGroupName,
+          location,
+          vmScaleSetName: scaleSetName,
+          placementGroupId,
+          platformFaultDomain: String(v.faultDomain ?? i % spec.faultDomains),
+          platformUpdateDomain: String(v.updateDomain ?? i % spec.faultDomains),
+          ...(zone ? { zone } : {}),
+          deleted: false,
+        });
+        if (e) return { ok: false, error: e };
+      }
+    } else {
+      for (const v of specs(spec.vms, "")) {
+        const err = addGroup({
+          name: v.name,
+          kind: "standalone",
+          vms: [v.name],
+          incarnation: initialIncarnation,
+        });
+        if (err) return { ok: false, error: err };
+        const e = addVm({
+          name: v.name,
+          group: v.name,
+          vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
+          resourceId: `${rgPath}/virtualMachines/${v.name}`,
+          subscriptionId,
+          resourceGroupName,
+          location,
+          platformFaultDomain: String(v.faultDomain ?? 0),
+          platformUpdateDomain: String(v.updateDomain ?? 0),
+          ...(v.zone ? { zone: v.zone } : {}),
+          deleted: false,
+        });
+        if (e) return { ok: false, error: e };
+      }
+    }
+  }
+  return { ok: true, value: { vms, groups } };
+}
+
+/** The demo cluster: two availability sets of 4 VMs and one scale-set placement group of 6. */
+export function defaultTopology(): Topology {
+  return Topology.parse({
+    groups: [
+      { kind: "availabilitySet", name: "avset-web", vmNamePrefix: "web-", vms: 4 },
+      { kind: "availabilitySet", name: "avset-db", vmNamePrefix: "db-", vms: 4 },
+      { kind: "scaleSetPlacementGroup", name: "vmss-api-pg0", scaleSetName: "vmss-api", vms: 6 },
+    ],
+  });
+}
+
+/**
+ * `count` VMs for benchmarks, in groups of `groupSize` alternating availability sets and scale-set
+ * placement groups (the last group takes the remainder).
+ */
+export function generateTopology(count: number, groupSize = 10): Topology {
+  if (!Number.isInteger(count) || count < 1)
+    throw new RangeError("count must be a positive integer");
+  if (!Number.isInteger(groupSize) || groupSize < 1) {
+    throw new RangeError("groupSize must be a positive integer");
+  }
+  const groups: GroupSpec[] = [];
+  for (let made = 0, g = 0; made < count; g++) {
+    const n = Math.min(groupSize, count - made);
+    const id = String(g).padStart(3, "0");
+    groups.push(
+      g % 2 === 0
+        ? { kind: "availabilitySet", name: `avset-${id}`, vmNamePrefix: `as${id}-vm-`, vms: n }
+        : {
+            kind: "scaleSetPlacementGroup",
+            name: `vmss-${id}-pg0`,
+            scaleSetName: `vmss-${id}`,
+            vms: n,
+          },
+    );
+    made += n;
+  }
+  return Topology.parse({ groups });
+}
