@@ -1,0 +1,37 @@
+import { app, type HttpRequest, type InvocationContext, type Timer } from "@azure/functions";
+import { loadCoordinatorSettings } from "./config";
+import { type Coordinator, createCoordinator } from "./coordinator";
+import { ROUTES } from "./routes";
+
+/**
+ * The Functions host's entry point (package.json "main"): registers the handlers and nothing
+ * else. Settings are read and the tables created on first use, so a bad setting shows up as a
+ * clear error in that invocation's log rather than as a worker that fails to load.
+ */
+
+let coordinator: Promise<Coordinator> | undefined;
+const get = (): Promise<Coordinator> => {
+  coordinator ??= createCoordinator(loadCoordinatorSettings()).catch((e: unknown) => {
+    coordinator = undefined; // retry on the next invocation (e.g. storage not reachable yet)
+    throw e;
+  });
+  return coordinator;
+};
+
+for (const r of ROUTES) {
+  app.http(r.name, {
+    methods: r.methods,
+    route: r.route,
+    authLevel: "anonymous", // authentication is done in code: Entra tokens or the shared key
+    handler: async (request: HttpRequest, context: InvocationContext) =>
+      (await get()).handlers[r.handler](request, context),
+  });
+}
+
+app.timer("sweep", {
+  schedule: "%QUIESCE_SWEEP_SCHEDULE%",
+  runOnStartup: false,
+  handler: async (_timer: Timer, context: InvocationContext) => {
+    await (await get()).handlers.sweep(context);
+  },
+});

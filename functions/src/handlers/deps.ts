@@ -1,0 +1,53 @@
+import type { InvocationContext } from "@azure/functions";
+import type { Authenticator, AuthResult, Role } from "../auth";
+import { AuthUnavailableError } from "../auth";
+import type { CoordinatorSettings } from "../config";
+import type { ClusterStore } from "../store";
+import type { RetryOptions } from "../store/retry";
+import { problem } from "./http";
+
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface HandlerDeps {
+  store: ClusterStore;
+  authenticator: Authenticator;
+  settings: CoordinatorSettings;
+  clock: Clock;
+  retry?: RetryOptions;
+}
+
+/** Authenticates, turning "the key service is unreachable" into a 503 instead of a 401. */
+export async function authenticate(
+  deps: HandlerDeps,
+  authorization: string | null,
+  need: Role,
+  context: InvocationContext,
+): Promise<AuthResult | { ok: false; status: 503; error: string }> {
+  try {
+    return await deps.authenticator.authenticate(authorization, need);
+  } catch (e) {
+    if (e instanceof AuthUnavailableError) {
+      context.warn(`authentication unavailable: ${e.message}`);
+      return {
+        ok: false,
+        status: 503,
+        error: "cannot validate credentials right now; retry shortly",
+      };
+    }
+    throw e;
+  }
+}
+
+export function denied(result: { status: number; error: string }) {
+  const headers: Record<string, string> =
+    result.status === 503
+      ? { "retry-after": "5" }
+      : result.status === 401
+        ? { "www-authenticate": "Bearer" }
+        : {};
+  return problem(result.status, result.error, headers);
+}

@@ -1,0 +1,33 @@
+import type { HttpHandler, InvocationContext } from "@azure/functions";
+import type { HandlerDeps } from "./deps";
+import { operatorHandler } from "./operator";
+import { reportHandler } from "./report";
+import { clusterHandler, eventHandler, statusHandler } from "./status";
+import { createSweep, type SweepSummary } from "./sweep";
+
+export { type Clock, type HandlerDeps, systemClock } from "./deps";
+export { createSweep, type SweepSummary, sweepTimerHandler } from "./sweep";
+
+export interface Handlers {
+  report: HttpHandler;
+  status: HttpHandler;
+  cluster: HttpHandler;
+  event: HttpHandler;
+  hold: HttpHandler;
+  release: HttpHandler;
+  forceApprove: HttpHandler;
+  sweep: (context?: InvocationContext) => Promise<SweepSummary>;
+}
+
+export function createHandlers(deps: HandlerDeps): Handlers {
+  return {
+    report: reportHandler(deps),
+    status: statusHandler(deps),
+    cluster: clusterHandler(deps),
+    event: eventHandler(deps),
+    hold: operatorHandler(deps, "hold"),
+    release: operatorHandler(deps, "release"),
+    forceApprove: operatorHandler(deps, "forceApprove"),
+    sweep: createSweep(deps),
+  };
+}

@@ -1,0 +1,88 @@
+import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import {
+  applyOperatorAction,
+  ClusterName,
+  describeZodError,
+  type OperatorAction,
+  OperatorActionError,
+  policyFor,
+} from "@quiesce/shared";
+import { z } from "zod";
+import { counted, RetriesExhausted, withConflictRetry } from "../store";
+import { authenticate, denied, type HandlerDeps } from "./deps";
+import { json, parseJson, problem, readBody } from "./http";
+import { eventDetail, findEvent } from "./status";
+
+const OPERATOR_BODY_LIMIT = 16_384;
+
+export const OperatorRequest = z.strictObject({
+  cluster: ClusterName.optional(),
+  reason: z.string().trim().min(1, "reason is required").max(512),
+  /** How long a hold or force-approve lasts; ignored by release. */
+  ttlMinutes: z.number().int().min(1).max(1440).default(60),
+});
+
+export type OperatorKind = OperatorAction["kind"];
+
+/**
+ * POST /api/events/{eventId}/hold | release | force-approve. Audited: the history of the event
+ * gets a row naming who did it and why, besides the transition the core records.
+ */
+export function operatorHandler(deps: HandlerDeps, kind: OperatorKind) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const auth = await authenticate(
+      deps,
+      request.headers.get("authorization"),
+      "operator",
+      context,
+    );
+    if (!auth.ok) return denied(auth);
+    const body = await readBody(request, OPERATOR_BODY_LIMIT);
+    if (!body.ok) return body.response;
+    const parsedJson = parseJson(body.text);
+    if (!parsedJson.ok) return parsedJson.response;
+    const parsed = OperatorRequest.safeParse(parsedJson.value);
+    if (!parsed.success) return problem(400, `invalid request: ${describeZodError(parsed.error)}`);
+    const { cluster: bodyCluster, reason, ttlMinutes } = parsed.data;
+
+    const found = await findEvent(
+      deps,
+      request.params.eventId,
+      request.query.get("cluster") ?? bodyCluster,
+    );
+    if (!found.ok) return found.response;
+    const { cluster, key } = found;
+    const by = auth.principal.display;
+    const ttlSeconds = ttlMinutes * 60;
+    const action: OperatorAction =
+      kind === "release" ? { kind, by, reason } : { kind, by, reason, ttlSeconds };
+    const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
+    try {
+      await counted(() =>
+        withConflictRetry(async () => {
+          const loaded = await deps.store.loadCluster(cluster, [key]);
+          const now = deps.clock.now();
+          const d = applyOperatorAction(loaded.state, key, action, now, policy);
+          await deps.store.commit(loaded, d, {
+            audit: {
+              eventKey: key,
+              at: now,
+              by,
+              action: kind,
+              reason,
+              ...(kind === "release" ? {} : { ttlSeconds }),
+            },
+          });
+        }, deps.retry),
+      );
+    } catch (e) {
+      if (e instanceof OperatorActionError)
+        return problem(e.code === "notFound" ? 404 : 409, e.message);
+      if (e instanceof RetriesExhausted) return problem(503, e.message, { "retry-after": "1" });
+      throw e;
+    }
+    context.info(`operator ${by}: ${kind} ${cluster}/${key}: ${reason}`);
+    const detail = await eventDetail(deps, cluster, key);
+    return json(200, detail);
+  };
+}

@@ -1,0 +1,67 @@
+import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import {
+  applyReport,
+  memberKey,
+  PROTOCOL_VERSION,
+  parseRelayReport,
+  policyFor,
+  type ReportResponse,
+} from "@quiesce/shared";
+import { authorizeRelayForVm } from "../auth";
+import { counted, KeyTooLongError, RetriesExhausted, withConflictRetry } from "../store";
+import { authenticate, denied, type HandlerDeps } from "./deps";
+import { json, parseJson, problem, readBody } from "./http";
+
+/**
+ * POST /api/relay/report: authenticate, read and parse the report (nothing is written for bad
+ * input), check the caller may speak for that VM, then read → decide → write under ETags,
+ * retried from a fresh read when another instance wrote first.
+ */
+export function reportHandler(deps: HandlerDeps) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const auth = await authenticate(deps, request.headers.get("authorization"), "relay", context);
+    if (!auth.ok) return denied(auth);
+
+    const body = await readBody(request, deps.settings.QUIESCE_MAX_BODY_BYTES);
+    if (!body.ok) return body.response;
+    const parsedJson = parseJson(body.text);
+    if (!parsedJson.ok) return parsedJson.response;
+    const parsed = parseRelayReport(parsedJson.value);
+    if (!parsed.ok) return problem(400, `invalid report: ${parsed.error}`);
+    const report = parsed.value;
+
+    const allowed = authorizeRelayForVm(auth.principal, report.vm);
+    if (!allowed.ok) return problem(allowed.status, allowed.error);
+
+    const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
+    const reporter = memberKey(report.vm.name);
+    try {
+      const { value: decision, ops } = await counted(() =>
+        withConflictRetry(async () => {
+          const loaded = await deps.store.loadForReport(report);
+          const d = applyReport(loaded.state, report, deps.clock.now(), policy);
+          await deps.store.commit(loaded, d, { reporter });
+          return d;
+        }, deps.retry),
+      );
+      if (deps.settings.QUIESCE_DEBUG)
+        context.debug(
+          `report ${report.cluster}/${report.vm.name} incarnation=${report.document?.DocumentIncarnation ?? "-"} applied=${decision.applied} directives=${decision.directives.length} table ops: ${ops.reads} reads, ${ops.queries} queries, ${ops.writes} writes, ${ops.conflicts} conflicts`,
+        );
+      const response: ReportResponse = {
+        protocol: PROTOCOL_VERSION,
+        applied: decision.applied,
+        nextReportInSeconds: decision.nextReportInSeconds,
+        directives: decision.directives,
+      };
+      return json(200, response);
+    } catch (e) {
+      if (e instanceof RetriesExhausted) {
+        context.warn(`report ${report.cluster}/${report.vm.name}: ${e.message}`);
+        return problem(503, e.message, { "retry-after": "1" });
+      }
+      if (e instanceof KeyTooLongError) return problem(400, `invalid report: ${e.message}`);
+      throw e;
+    }
+  };
+}

@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+
+/**
+ * Azurite's table service, started from node_modules as a child process on 127.0.0.1. Its
+ * well-known development account key is public (documented by Microsoft), not a secret.
+ */
+
+const DEV_ACCOUNT = "devstoreaccount1";
+const DEV_KEY =
+  "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+export interface AzuriteHandle {
+  connectionString: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface AzuriteOptions {
+  /** Folder for Azurite's data; in memory when absent. */
+  location?: string;
+  /** How long to wait for it to answer. */
+  startTimeoutMs?: number;
+}
+
+export function azuriteConnectionString(port: number): string {
+  return `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${DEV_KEY};TableEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};`;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function answers(port: number): Promise<boolean> {
+  try {
+    await fetch(`http://127.0.0.1:${port}/${DEV_ACCOUNT}/Tables`, {
+      signal: AbortSignal.timeout(1000),
+    });
+    return true; // any HTTP answer (even 403) means the service is up
+  } catch {
+    return false;
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((r) => child.once("exit", () => r()));
+}
+
+async function startOnce(opts: AzuriteOptions): Promise<AzuriteHandle | null> {
+  const port = await freePort();
+  const main = createRequire(__filename).resolve("azurite/dist/src/table/main.js");
+  const args = [
+    main,
+    "--tableHost",
+    "127.0.0.1",
+    "--tablePort",
+    String(port),
+    "--silent",
+    "--disableTelemetry",
+    "--skipApiVersionCheck",
+    "--loose",
+  ];
+  if (opts.location) {
+    mkdirSync(opts.location, { recursive: true });
+    args.push("--location", opts.location);
+  } else args.push("--inMemoryPersistence");
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const keep = (b: Buffer) => {
+    output = (output + b.toString()).slice(-4000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const killed = await Promise.race([
+      exited(child).then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 5000).unref()),
+    ]);
+    if (!killed) {
+      child.kill("SIGKILL");
+      await exited(child);
+    }
+  };
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      if (/EADDRINUSE/.test(output)) return null; // lost the port to someone else: try another
+      throw new Error(`Azurite exited with code ${child.exitCode}: ${output.trim()}`);
+    }
+    if (await answers(port)) return { connectionString: azuriteConnectionString(port), port, stop };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`Azurite did not answer on 127.0.0.1:${port} in time: ${output.trim()}`);
+}
+
+export async function startAzurite(opts: AzuriteOptions = {}): Promise<AzuriteHandle> {
+  for (let i = 0; i < 5; i++) {
+    const handle = await startOnce(opts);
+    if (handle) return handle;
+  }
+  throw new Error("Azurite could not bind a free port on 127.0.0.1");
+}

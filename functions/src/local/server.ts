@@ -1,0 +1,236 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
+import { loadCoordinatorSettings } from "../config";
+import { type Coordinator, createCoordinator } from "../coordinator";
+import type { Clock } from "../handlers";
+import { ROUTE_PREFIX, ROUTES } from "../routes";
+import type { RetryOptions } from "../store";
+import { type AzuriteHandle, startAzurite } from "./azurite";
+import { loadOrCreateLocalKeys } from "./keys";
+import { matchRoute } from "./router";
+
+/**
+ * The embedded coordinator: the very handlers the Functions host runs, served by node:http on
+ * the same routes, with the sweep on an interval and (unless given a connection string)
+ * Azurite as a child process.
+ */
+
+export interface LocalCoordinatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Use this Table Storage instead of starting Azurite. */
+  connectionString?: string;
+  /** Where Azurite keeps its data; in memory when absent. */
+  azuriteLocation?: string;
+  /** Where the shared keys are kept (created at first start); fresh keys in memory when absent. */
+  keysDir?: string;
+  /** Extra QUIESCE_* settings (e.g. QUIESCE_POLICY, QUIESCE_TABLE_PREFIX). */
+  settings?: Record<string, string | undefined>;
+  clock?: Clock;
+  /** How often to sweep; default from a "*\/N * * * * *" QUIESCE_SWEEP_SCHEDULE, else 10 s. 0 disables. */
+  sweepIntervalMs?: number;
+  retry?: RetryOptions;
+  /** Where log lines go; silent by default. */
+  log?: (level: string, message: string) => void;
+}
+
+export interface LocalCoordinator {
+  url: string;
+  port: number;
+  relayKey: string;
+  operatorKey: string;
+  connectionString: string;
+  coordinator: Coordinator;
+  stop(): Promise<void>;
+}
+
+function sweepInterval(schedule: string): number {
+  const m = /^\*\/(\d+) \* \* \* \* \*$/.exec(schedule.trim());
+  return m ? Number(m[1]) * 1000 : 10_000;
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
+    out[k] = Array.isArray(v) ? v.join(", ") : v;
+  }
+  return out;
+}
+
+/** Reads at most `cap` bytes: enough for the handler to see an oversized body and refuse it. */
+function readCapped(
+  req: IncomingMessage,
+  cap: number,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    const finish = (truncated: boolean) => {
+      if (done) return;
+      done = true;
+      resolve({ bytes: Buffer.concat(chunks), truncated });
+    };
+    req.on("data", (chunk: Buffer) => {
+      if (done) return;
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total > cap) {
+        req.pause();
+        finish(true);
+      }
+    });
+    req.on("end", () => finish(false));
+    req.on("error", (e) => (done ? undefined : reject(e)));
+  });
+}
+
+async function writeResponse(
+  res: ServerResponse,
+  init: HttpResponseInit,
+  close: boolean,
+): Promise<void> {
+  const headers = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
+  let body: string | Buffer | undefined;
+  if (init.jsonBody !== undefined) {
+    body = JSON.stringify(init.jsonBody);
+    if (!headers.has("content-type"))
+      headers.set("content-type", "application/json; charset=utf-8");
+  } else if (typeof init.body === "string") body = init.body;
+  else if (init.body instanceof Uint8Array) body = Buffer.from(init.body);
+  if (close) headers.set("connection", "close");
+  res.statusCode = init.status ?? 200;
+  headers.forEach((v, k) => {
+    res.setHeader(k, v);
+  });
+  res.end(body);
+}
+
+export async function startLocalCoordinator(
+  opts: LocalCoordinatorOptions = {},
+): Promise<LocalCoordinator> {
+  const log = opts.log ?? (() => undefined);
+  const extra = opts.settings ?? {};
+  let azurite: AzuriteHandle | undefined;
+  let connectionString = opts.connectionString ?? extra.QUIESCE_STORAGE_CONNECTION_STRING;
+  const tableEndpoint = extra.QUIESCE_TABLE_ENDPOINT;
+  if (!connectionString && !tableEndpoint) {
+    azurite = await startAzurite(opts.azuriteLocation ? { location: opts.azuriteLocation } : {});
+    connectionString = azurite.connectionString;
+  }
+  const keys = opts.keysDir
+    ? loadOrCreateLocalKeys(opts.keysDir)
+    : {
+        relayKey: randomBytes(32).toString("base64url"),
+        operatorKey: randomBytes(32).toString("base64url"),
+      };
+
+  let server: Server | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<unknown> | undefined;
+  const cleanup = async () => {
+    if (timer) clearInterval(timer);
+    await sweeping;
+    if (server) {
+      const s = server;
+      await new Promise<void>((r) => s.close(() => r()));
+      s.closeAllConnections();
+    }
+    await azurite?.stop();
+  };
+
+  try {
+    const settings = loadCoordinatorSettings({
+      ...extra,
+      QUIESCE_STORAGE_CONNECTION_STRING: connectionString,
+      QUIESCE_AUTH_MODE: "sharedKey",
+      QUIESCE_RELAY_KEY: keys.relayKey,
+      QUIESCE_OPERATOR_KEY: keys.operatorKey,
+    });
+    const coordinator = await createCoordinator(settings, {
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.retry ? { retry: opts.retry } : {}),
+    });
+    const context = (functionName: string) =>
+      new InvocationContext({
+        invocationId: randomUUID(),
+        functionName,
+        logHandler: (level, ...args) => log(level, args.map(String).join(" ")),
+      });
+    // Read a little past the largest accepted body, so the handler sees "too large" itself.
+    const cap = Math.max(settings.QUIESCE_MAX_BODY_BYTES, 16_384) + 1;
+
+    server = createServer((req, res) => {
+      void (async () => {
+        const url = new URL(req.url ?? "/", "http://localhost");
+        const match = matchRoute(ROUTES, ROUTE_PREFIX, req.method ?? "GET", url.pathname);
+        if ("error" in match) {
+          const message = {
+            400: "malformed path",
+            404: "no such route",
+            405: "method not allowed",
+          }[match.error];
+          req.resume();
+          return writeResponse(res, { status: match.error, jsonBody: { error: message } }, false);
+        }
+        const { bytes, truncated } = await readCapped(req, cap);
+        const method = (req.method ?? "GET").toUpperCase();
+        const request = new HttpRequest({
+          method,
+          url: `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`,
+          headers: headersOf(req),
+          params: match.params,
+          ...(method === "GET" || method === "HEAD" ? {} : { body: { bytes } }),
+        });
+        const response = await coordinator.handlers[match.route.handler](
+          request,
+          context(match.route.name),
+        );
+        await writeResponse(res, response, truncated);
+        if (truncated) req.destroy();
+      })().catch((e: unknown) => {
+        log("error", `request failed: ${(e as Error).stack ?? String(e)}`);
+        if (!res.headersSent)
+          void writeResponse(res, { status: 500, jsonBody: { error: "internal error" } }, true);
+        else res.destroy();
+      });
+    });
+    const s = server;
+    await new Promise<void>((resolve, reject) => {
+      s.once("error", reject);
+      s.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+    });
+    const port = (s.address() as AddressInfo).port;
+
+    const interval = opts.sweepIntervalMs ?? sweepInterval(settings.QUIESCE_SWEEP_SCHEDULE);
+    if (interval > 0) {
+      timer = setInterval(() => {
+        if (sweeping) return; // a slow sweep is not stacked on itself
+        sweeping = coordinator.handlers
+          .sweep(context("sweep"))
+          .catch((e: unknown) => log("error", `sweep failed: ${(e as Error).message}`))
+          .finally(() => {
+            sweeping = undefined;
+          });
+      }, interval);
+      timer.unref();
+    }
+    const host = opts.host ?? "127.0.0.1";
+    return {
+      url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+      port,
+      relayKey: keys.relayKey,
+      operatorKey: keys.operatorKey,
+      connectionString: connectionString ?? "",
+      coordinator,
+      stop: cleanup,
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}

@@ -1,0 +1,33 @@
+import type { HttpMethod } from "@azure/functions";
+import type { Handlers } from "./handlers";
+
+/** The HTTP routes, shared by the Functions registration (app.ts) and the local host. */
+export interface Route {
+  name: string;
+  methods: HttpMethod[];
+  /** Functions route template, relative to the "api" prefix. */
+  route: string;
+  handler: Exclude<keyof Handlers, "sweep">;
+}
+
+export const ROUTE_PREFIX = "api";
+
+export const ROUTES: readonly Route[] = [
+  { name: "relayReport", methods: ["POST"], route: "relay/report", handler: "report" },
+  { name: "status", methods: ["GET"], route: "status", handler: "status" },
+  { name: "cluster", methods: ["GET"], route: "clusters/{cluster}", handler: "cluster" },
+  { name: "event", methods: ["GET"], route: "events/{eventId}", handler: "event" },
+  { name: "eventHold", methods: ["POST"], route: "events/{eventId}/hold", handler: "hold" },
+  {
+    name: "eventRelease",
+    methods: ["POST"],
+    route: "events/{eventId}/release",
+    handler: "release",
+  },
+  {
+    name: "eventForceApprove",
+    methods: ["POST"],
+    route: "events/{eventId}/force-approve",
+    handler: "forceApprove",
+  },
+];

@@ -1,0 +1,6 @@
+export * from "./clusterStore";
+export * from "./codec";
+export * from "./keys";
+export * from "./open";
+export * from "./retry";
+export * from "./tables";

@@ -1,0 +1,41 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeKey, encodeKey, KeyTooLongError } from "./keys";
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: detecting them is the point
+const FORBIDDEN = /[/\\#?\u0000-\u001f\u007f-\u009f]/;
+
+describe("table key encoding", () => {
+  it.each([
+    "web-0",
+    "a/b\\c#d?e",
+    "it's",
+    "100%",
+    "%41",
+    "tab\there\u0000nul\u007fdel\u009fapc",
+    "Ünïcödé-名前-🙂",
+    "/subscriptions/x/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm-1",
+    "lone\ud800surrogate",
+    "\udc00low-first",
+  ])("round-trips %j with no forbidden character left", (name) => {
+    const key = encodeKey(name);
+    expect(key).not.toMatch(FORBIDDEN);
+    expect(key).not.toContain("'");
+    expect(decodeKey(key)).toBe(name);
+  });
+
+  it("round-trips any string and never emits a forbidden character", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 200 }), (s) => {
+        const key = encodeKey(s);
+        expect(FORBIDDEN.test(key)).toBe(false);
+        expect(decodeKey(key)).toBe(s);
+      }),
+    );
+  });
+
+  it("refuses a key longer than 1 KiB once encoded", () => {
+    expect(() => encodeKey("#".repeat(400))).toThrow(KeyTooLongError);
+    expect(() => encodeKey("a".repeat(1024))).not.toThrow();
+  });
+});

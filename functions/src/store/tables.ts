@@ -1,0 +1,181 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { TableClient, type TableEntityResult, type TransactionAction } from "@azure/data-tables";
+import type { TokenCredential } from "@azure/identity";
+import type { StoredEntity } from "./codec";
+
+/**
+ * The only place that talks to Table Storage. Every call is counted (globally, and for the
+ * unit of work in progress: one report, one sweep), so tests and benchmarks can hold the store
+ * to its budget of table operations per report.
+ */
+
+export interface OpCounts {
+  reads: number;
+  queries: number;
+  writes: number;
+  conflicts: number;
+}
+
+export const zeroCounts = (): OpCounts => ({ reads: 0, queries: 0, writes: 0, conflicts: 0 });
+
+const unitOfWork = new AsyncLocalStorage<OpCounts>();
+
+/** Runs `fn`, returning what it returned and the table operations it cost. */
+export async function counted<T>(fn: () => Promise<T>): Promise<{ value: T; ops: OpCounts }> {
+  const ops = zeroCounts();
+  const value = await unitOfWork.run(ops, fn);
+  return { value, ops };
+}
+
+/** An ETag precondition failed (412) or the entity to create exists (409): re-read, re-decide. */
+export class ConcurrencyConflict extends Error {
+  override name = "ConcurrencyConflict";
+}
+
+export type TableName = "Members" | "Events" | "Readiness" | "History";
+export const TABLE_NAMES: readonly TableName[] = ["Members", "Events", "Readiness", "History"];
+
+const statusOf = (e: unknown): number | undefined => (e as { statusCode?: number }).statusCode;
+
+export class CountedTable {
+  constructor(
+    private readonly client: TableClient,
+    private readonly totals: OpCounts,
+  ) {}
+
+  private bump(kind: keyof OpCounts): void {
+    this.totals[kind]++;
+    const current = unitOfWork.getStore();
+    if (current) current[kind]++;
+  }
+
+  async create(): Promise<void> {
+    await this.client.createTable(); // the SDK treats "already exists" as success
+  }
+
+  async get(partitionKey: string, rowKey: string): Promise<StoredEntity | null> {
+    this.bump("reads");
+    try {
+      return (await this.client.getEntity(partitionKey, rowKey)) as TableEntityResult<
+        Record<string, unknown>
+      > as StoredEntity;
+    } catch (e) {
+      if (statusOf(e) === 404) return null;
+      throw e;
+    }
+  }
+
+  /** `filter` must be built with the `odata` tag: user text is never spliced into it raw. */
+  async query(filter: string | undefined, select?: string[]): Promise<StoredEntity[]> {
+    const rows: StoredEntity[] = [];
+    const pages = this.client
+      .listEntities<Record<string, unknown>>({ queryOptions: { filter, select } })
+      .byPage({ maxPageSize: 1000 });
+    for (;;) {
+      this.bump("queries");
+      const page = await pages.next();
+      if (page.done) break;
+      for (const row of page.value) rows.push(row as unknown as StoredEntity);
+      if (!page.value.continuationToken) break;
+    }
+    return rows;
+  }
+
+  /** Creates, or claims: 409 means someone else created it first. Returns the new ETag. */
+  async insert(entity: StoredEntity): Promise<string> {
+    this.bump("writes");
+    try {
+      const { etag: _drop, ...body } = entity;
+      const res = await this.client.createEntity(body);
+      return res.etag ?? "";
+    } catch (e) {
+      if (statusOf(e) === 409) {
+        this.bump("conflicts");
+        throw new ConcurrencyConflict(`${entity.partitionKey}/${entity.rowKey} already exists`);
+      }
+      throw e;
+    }
+  }
+
+  /** Replaces only if unchanged since read (ETag); 412 means someone else wrote it. */
+  async replace(entity: StoredEntity, etag: string): Promise<string> {
+    this.bump("writes");
+    try {
+      const { etag: _drop, ...body } = entity;
+      const res = await this.client.updateEntity(body, "Replace", { etag });
+      return res.etag ?? "";
+    } catch (e) {
+      const status = statusOf(e);
+      if (status === 412 || status === 404) {
+        this.bump("conflicts");
+        throw new ConcurrencyConflict(`${entity.partitionKey}/${entity.rowKey} changed since read`);
+      }
+      throw e;
+    }
+  }
+
+  async remove(partitionKey: string, rowKey: string, etag = "*"): Promise<void> {
+    this.bump("writes");
+    try {
+      await this.client.deleteEntity(partitionKey, rowKey, { etag });
+    } catch (e) {
+      if (statusOf(e) === 404) return;
+      if (statusOf(e) === 412) {
+        this.bump("conflicts");
+        throw new ConcurrencyConflict(`${partitionKey}/${rowKey} changed since read`);
+      }
+      throw e;
+    }
+  }
+
+  /** Deletes rows of one partition in batches of 100 (one operation each). */
+  async removeAll(rows: StoredEntity[]): Promise<void> {
+    const byPartition = new Map<string, StoredEntity[]>();
+    for (const r of rows)
+      byPartition.set(r.partitionKey, [...(byPartition.get(r.partitionKey) ?? []), r]);
+    for (const group of byPartition.values()) {
+      for (let i = 0; i < group.length; i += 100) {
+        const actions: TransactionAction[] = group
+          .slice(i, i + 100)
+          .map((r) => ["delete", { partitionKey: r.partitionKey, rowKey: r.rowKey }]);
+        this.bump("writes");
+        try {
+          await this.client.submitTransaction(actions);
+        } catch (e) {
+          // A row deleted meanwhile fails the whole batch: fall back to one by one.
+          if (statusOf(e) !== 404) throw e;
+          for (const r of group.slice(i, i + 100)) await this.remove(r.partitionKey, r.rowKey);
+        }
+      }
+    }
+  }
+}
+
+export interface TableConnection {
+  connectionString?: string;
+  endpoint?: string;
+  credential?: TokenCredential;
+}
+
+export type Tables = Record<TableName, CountedTable>;
+
+export function openTables(connection: TableConnection, prefix: string, totals: OpCounts): Tables {
+  const client = (name: string): TableClient => {
+    if (connection.connectionString) {
+      const insecure = /DefaultEndpointsProtocol=http;|TableEndpoint=http:\/\//i.test(
+        connection.connectionString,
+      );
+      return TableClient.fromConnectionString(connection.connectionString, name, {
+        allowInsecureConnection: insecure,
+      });
+    }
+    if (!connection.endpoint || !connection.credential)
+      throw new Error(
+        "a table connection needs a connection string or an endpoint and a credential",
+      );
+    return new TableClient(connection.endpoint, name, connection.credential);
+  };
+  const tables = {} as Tables;
+  for (const t of TABLE_NAMES) tables[t] = new CountedTable(client(`${prefix}${t}`), totals);
+  return tables;
+}
