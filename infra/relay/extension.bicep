@@ -16,7 +16,7 @@ type RelayConfig = {
   cluster: string
   @description('Identifier URI or client id of the coordinator\'s app registration; tokens are requested for <audience>/.default.')
   entraAudience: string
-  @description('Client id of the user-assigned identity that requests tokens; the system-assigned identity when absent.')
+  @description('Client id of a user-assigned identity to request coordinator tokens with; leave unset: the coordinator binds a token to its VM or scale set only for system-assigned identities (or tokens with xms_az_rid).')
   managedIdentityClientId: string?
   @description('Drain hook command (bash on Linux, PowerShell on Windows).')
   drainCommand: string?
