@@ -1,0 +1,129 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { build } from "esbuild";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { RelayState } from "../src/core/state";
+import { CoordinatorStandIn } from "./support/coordinatorStandIn";
+import { RELAY_KEY, scheduled } from "./support/harness";
+import { ImdsStandIn } from "./support/imdsStandIn";
+import { tempDir, waitFor } from "./support/wait";
+
+/** The CLI as shipped: bundled by esbuild into one file, run by `node`, stopped by signals. */
+describe("relay CLI (single-file bundle)", () => {
+  let out: Awaited<ReturnType<typeof tempDir>>;
+  let bundle = "";
+  beforeAll(async () => {
+    out = await tempDir();
+    bundle = join(out.path, "quiesce-relay.js");
+    await build({
+      entryPoints: [resolve(__dirname, "../src/cli.ts")],
+      outfile: bundle,
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "cjs",
+      alias: { "@quiesce/shared": resolve(__dirname, "../../shared/src/index.ts") },
+      logLevel: "error",
+    });
+  });
+  afterAll(async () => {
+    await out.remove();
+  });
+
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [bundle, ...args], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
+
+  it("prints its version and help", () => {
+    expect(run(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = run(["--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("QUIESCE_COORDINATOR_URL");
+  });
+
+  it("exits 2 with a message naming each bad setting", () => {
+    const r = run([], { QUIESCE_COORDINATOR_URL: "not a url", QUIESCE_CLUSTER: "web" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/QUIESCE_COORDINATOR_URL: .*QUIESCE_ENTRA_AUDIENCE: required/);
+  });
+
+  it("exits 2 for an unknown argument", () => {
+    expect(run(["--frobnicate"]).status).toBe(2);
+  });
+
+  describe("running", () => {
+    let imds: ImdsStandIn;
+    let coordinator: CoordinatorStandIn;
+    let dir: Awaited<ReturnType<typeof tempDir>>;
+    let child: ChildProcess | undefined;
+    let stdout = "";
+    beforeEach(async () => {
+      imds = await new ImdsStandIn("vm-0").start();
+      coordinator = await new CoordinatorStandIn().start();
+      dir = await tempDir();
+      stdout = "";
+    });
+    afterEach(async () => {
+      if (child && child.exitCode === null) {
+        child.kill("SIGKILL");
+        await new Promise((r) => child?.once("exit", r));
+      }
+      await imds.stop();
+      await coordinator.stop();
+      await dir.remove();
+    });
+
+    it("on SIGTERM records the running drain as interrupted, writes its state and exits 0", async () => {
+      const config = join(dir.path, "relay.json");
+      await writeFile(
+        config,
+        JSON.stringify({
+          QUIESCE_CLUSTER: "test",
+          QUIESCE_AUTH_MODE: "sharedKey",
+          QUIESCE_POLL_INTERVAL_MS: 200,
+        }),
+      );
+      child = spawn(process.execPath, [bundle, "--config", config], {
+        env: {
+          PATH: process.env.PATH ?? "",
+          QUIESCE_COORDINATOR_URL: coordinator.url,
+          QUIESCE_RELAY_KEY: RELAY_KEY,
+          QUIESCE_IMDS_URL: imds.url,
+          QUIESCE_STATE_FILE: join(dir.path, "state.json"),
+          QUIESCE_DRAIN_COMMAND: `echo started > ${dir.path}/drain; sleep 30`,
+        },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      child.stdout?.on("data", (c: Buffer) => {
+        stdout += c.toString("utf8");
+      });
+      imds.setEvents([scheduled("E1", ["vm-0"])]);
+      await waitFor("the drain to start", () =>
+        readFile(join(dir.path, "drain"), "utf8").catch(() => undefined),
+      );
+      const exited = new Promise<number | null>((r) => child?.once("exit", (code) => r(code)));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      const state = RelayState.parse(
+        JSON.parse(await readFile(join(dir.path, "state.json"), "utf8")),
+      );
+      expect(state.events.e1?.drain?.status).toBe("interrupted");
+      const logs = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { level: string; msg: string });
+      expect(logs.map((l) => l.msg)).toEqual(
+        expect.arrayContaining([
+          "relay starting",
+          "drain hook started",
+          "signal received; stopping",
+          "relay stopped",
+        ]),
+      );
+      expect(stdout).not.toContain(RELAY_KEY);
+    });
+  });
+});
