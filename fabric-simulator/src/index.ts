@@ -3,6 +3,13 @@ export { ManualClock, ScaledClock, type SimClock } from "./clock";
 export type { ClockView, ControlResult, Timeline } from "./engine";
 export { instanceMetadata } from "./imds/handler";
 export {
+  approve,
+  getInstanceMetadata,
+  getScheduledEvents,
+  type ImdsAnswer,
+  postStartRequests,
+} from "./imds/probe";
+export {
   AddGroups,
   ChangeResources,
   InjectFault,
