@@ -1,4 +1,4 @@
-import type { HttpHandler, InvocationContext } from "@azure/functions";
+import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { HandlerDeps } from "./deps";
 import { operatorHandler } from "./operator";
 import { reportHandler } from "./report";
@@ -8,14 +8,20 @@ import { createSweep, type SweepSummary } from "./sweep";
 export { type Clock, type HandlerDeps, systemClock } from "./deps";
 export { createSweep, type SweepSummary, sweepTimerHandler } from "./sweep";
 
+/** What every HTTP handler is: plain async functions, callable directly with a real HttpRequest. */
+export type Handler = (
+  request: HttpRequest,
+  context: InvocationContext,
+) => Promise<HttpResponseInit>;
+
 export interface Handlers {
-  report: HttpHandler;
-  status: HttpHandler;
-  cluster: HttpHandler;
-  event: HttpHandler;
-  hold: HttpHandler;
-  release: HttpHandler;
-  forceApprove: HttpHandler;
+  report: Handler;
+  status: Handler;
+  cluster: Handler;
+  event: Handler;
+  hold: Handler;
+  release: Handler;
+  forceApprove: Handler;
   sweep: (context?: InvocationContext) => Promise<SweepSummary>;
 }
 
