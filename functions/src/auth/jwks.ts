@@ -26,25 +26,26 @@ function fetchedKeySet(url: URL, fetchImpl: typeof fetch): JWTVerifyGetKey {
   let current: { keys: LocalSet; at: number } | undefined;
   let inflight: Promise<{ keys: LocalSet; at: number }> | undefined;
 
+  const fetchKeys = async () => {
+    const res = await fetchImpl(url, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    if (!res.ok) throw new AuthUnavailableError(`signing keys: HTTP ${res.status} from ${url}`);
+    const body: unknown = await res.json();
+    // createLocalJWKSet validates the set's shape (JWKSInvalid otherwise).
+    current = {
+      keys: createLocalJWKSet(body as Parameters<typeof createLocalJWKSet>[0]),
+      at: Date.now(),
+    };
+    return current;
+  };
+  // One fetch at a time; `.finally` runs asynchronously, so even a fetch that throws at once
+  // cannot leave a settled promise behind as "in flight".
   const load = () => {
-    inflight ??= (async () => {
-      try {
-        const res = await fetchImpl(url, {
-          headers: { accept: "application/json" },
-          signal: AbortSignal.timeout(TIMEOUT_MS),
-        });
-        if (!res.ok) throw new AuthUnavailableError(`signing keys: HTTP ${res.status} from ${url}`);
-        const body: unknown = await res.json();
-        // createLocalJWKSet validates the set's shape (JWKSInvalid otherwise).
-        current = {
-          keys: createLocalJWKSet(body as Parameters<typeof createLocalJWKSet>[0]),
-          at: Date.now(),
-        };
-        return current;
-      } finally {
-        inflight = undefined;
-      }
-    })();
+    inflight ??= fetchKeys().finally(() => {
+      inflight = undefined;
+    });
     return inflight;
   };
 
