@@ -62,6 +62,23 @@ const MISSING = (names: AppRoleNames): Record<Role, string> => ({
   operator: `the app role ${names.operator} is required`,
 });
 
+/**
+ * Entra leaves the xms_* claims out of managed-identity tokens for customer apps: for a relay
+ * request whose token has neither, ask the resolver (Graph) which resource the identity is.
+ */
+async function withResolvedIdentity(
+  claims: EntraClaims,
+  need: Role,
+  options: EntraOptions,
+): Promise<EntraClaims> {
+  const resolver = options.identityResolver;
+  if (need !== "relay" || !resolver || !claims.oid || claims.xms_az_rid || claims.xms_mirid)
+    return claims;
+  if (!claims.roles?.includes(options.roleNames.relay)) return claims;
+  const resourceId = await resolver.resourceIdOf(claims.oid);
+  return resourceId ? { ...claims, xms_mirid: resourceId } : claims;
+}
+
 /** Azure mode: Entra access tokens (managed identities for relays, users or apps for operators). */
 export function createEntraAuthenticator(options: EntraOptions): Authenticator {
   const keys: JWTVerifyGetKey = signingKeys(options.jwksUrl, options.fetchImpl);
@@ -98,19 +115,7 @@ export function createEntraAuthenticator(options: EntraOptions): Authenticator {
       // tid is checked as well in case QUIESCE_ENTRA_ISSUERS was widened.
       if (claims.data.tid.toLowerCase() !== tenant)
         return { ok: false, status: 401, error: "token is from another tenant" };
-      let identity = claims.data;
-      // Entra leaves the xms_* claims out of tokens for customer apps; ask Graph for relays only.
-      if (
-        need === "relay" &&
-        options.identityResolver &&
-        identity.oid &&
-        !identity.xms_az_rid &&
-        !identity.xms_mirid &&
-        identity.roles?.includes(options.roleNames.relay)
-      ) {
-        const resourceId = await options.identityResolver.resourceIdOf(identity.oid);
-        if (resourceId) identity = { ...identity, xms_mirid: resourceId };
-      }
+      const identity = await withResolvedIdentity(claims.data, need, options);
       const principal = principalFromClaims(identity, options.roleNames);
       if (!principal) return { ok: false, status: 401, error: "token has neither oid nor sub" };
       return requireRole(principal, need, missing[need]);
