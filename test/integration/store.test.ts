@@ -1,0 +1,206 @@
+import {
+  applyReport,
+  type ClusterState,
+  DEFAULT_POLICY,
+  type EventRecord,
+  type Member,
+  type Readiness,
+} from "@quiesce/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ClusterStore,
+  ConcurrencyConflict,
+  openTables,
+  withConflictRetry,
+  zeroCounts,
+} from "../../functions/src/store";
+import { type AzuriteHandle, startTestAzurite } from "../support/azurite";
+import { freezeEvent, makeReport, uniquePrefix } from "./harness";
+
+let azurite: AzuriteHandle;
+beforeAll(async () => {
+  azurite = await startTestAzurite();
+});
+afterAll(async () => {
+  await azurite?.stop();
+});
+
+async function newStore(): Promise<ClusterStore> {
+  const totals = zeroCounts();
+  const store = new ClusterStore(
+    openTables({ connectionString: azurite.connectionString }, uniquePrefix(), totals),
+    totals,
+  );
+  await store.init();
+  return store;
+}
+
+const NOW = Date.parse("2026-11-23T05:00:00Z");
+
+function member(vmName: string): Member {
+  return {
+    vmName,
+    vm: { name: vmName, vmId: "id", resourceId: `/x/virtualMachines/${vmName}` },
+    relayVersion: "1.0.0",
+    dryRun: false,
+    bootId: "b",
+    incarnation: 1,
+    eventKeys: [],
+    firstSeenAt: NOW,
+    lastSeenAt: NOW,
+  };
+}
+
+function event(key: string, resources: string[]): EventRecord {
+  return {
+    key,
+    eventId: key.toUpperCase(),
+    eventType: "Freeze",
+    eventSource: "Platform",
+    durationInSeconds: 5,
+    description: null,
+    resources,
+    status: "Scheduled",
+    notBefore: NOW + 900_000,
+    phase: "Draining",
+    phaseSince: NOW,
+    firstSeenAt: NOW,
+    firstSeenBy: resources[0] ?? "",
+    firstSeenStarted: false,
+    startedAt: null,
+    leftAt: null,
+    endedAt: null,
+    lease: null,
+    failedApprovers: [],
+    approvedAt: null,
+    approvedBy: null,
+    approvalRule: null,
+    hold: null,
+    force: null,
+  };
+}
+
+const readiness = (vmName: string): Readiness => ({
+  vmName,
+  inDocument: true,
+  affected: true,
+  drain: null,
+  recover: null,
+  firstSeenAt: NOW,
+  updatedAt: NOW,
+});
+
+/** Writes a whole hand-made state as new entities (what a first report would create). */
+async function seed(store: ClusterStore, state: ClusterState): Promise<void> {
+  const loaded = await store.loadCluster(state.cluster);
+  await store.commit(loaded, {
+    state,
+    directives: [],
+    transitions: [],
+    applied: true,
+    nextReportInSeconds: 5,
+    forget: [],
+  });
+}
+
+describe("ClusterStore against Azurite", () => {
+  it("round-trips VM names and EventIds with / \\ # ? ' % and control characters", async () => {
+    const store = await newStore();
+    const names = [
+      "a/b",
+      "c\\d",
+      "e#f",
+      "g?h",
+      "it's",
+      "100%",
+      "tab\there",
+      "nul\u0000x",
+      "del\u007fx",
+      "c1\u0085x",
+      "Ünï-名前-🙂",
+    ];
+    const keys = names.map((n) => n.toLowerCase());
+    const eventKeys = ["ev/1#?", "ev'2\\%", "ev\u00013"];
+    const state: ClusterState = {
+      cluster: "nasty",
+      members: Object.fromEntries(names.map((n, i) => [keys[i] as string, member(n)])),
+      events: Object.fromEntries(eventKeys.map((k) => [k, event(k, names)])),
+      readiness: Object.fromEntries(
+        eventKeys.map((k) => [
+          k,
+          Object.fromEntries(names.map((n, i) => [keys[i] as string, readiness(n)])),
+        ]),
+      ),
+    };
+    await seed(store, state);
+    const back = await store.loadCluster("nasty");
+    expect(back.state).toEqual(state);
+    expect(await store.findEventClusters("ev'2\\%")).toEqual(["nasty"]);
+    expect(await store.findEventClusters("x' or RowKey ne '")).toEqual([]);
+  });
+
+  it("stores an event naming 1,000 VMs (split across string properties)", async () => {
+    const store = await newStore();
+    const vms = Array.from(
+      { length: 1000 },
+      (_, i) => `a-rather-long-vm-name-in-a-big-scale-set_${String(i).padStart(4, "0")}`,
+    );
+    const state: ClusterState = {
+      cluster: "big",
+      members: {},
+      events: { big1: event("big1", vms) },
+      readiness: { big1: {} },
+    };
+    await seed(store, state);
+    const back = await store.loadCluster("big");
+    expect(back.state.events.big1?.resources).toEqual(vms);
+  });
+
+  it("refuses a write based on a stale read (412/409) and a retry from a fresh read succeeds", async () => {
+    const store = await newStore();
+    const ev = freezeEvent(["web-0", "web-1"]);
+    const a = makeReport("web-0", { incarnation: 1, events: [ev] });
+    const b = makeReport("web-1", { incarnation: 1, events: [ev] });
+    // Both read before either writes: both decide to create the event.
+    const [la, lb] = await Promise.all([store.loadForReport(a), store.loadForReport(b)]);
+    const da = applyReport(la.state, a, NOW, DEFAULT_POLICY);
+    const db = applyReport(lb.state, b, NOW, DEFAULT_POLICY);
+    await store.commit(la, da, { reporter: "web-0" });
+    await expect(store.commit(lb, db, { reporter: "web-1" })).rejects.toBeInstanceOf(
+      ConcurrencyConflict,
+    );
+    let attempts = 0;
+    await withConflictRetry(async () => {
+      attempts++;
+      const l = await store.loadForReport(b);
+      await store.commit(l, applyReport(l.state, b, NOW, DEFAULT_POLICY), { reporter: "web-1" });
+    });
+    expect(attempts).toBe(1);
+    const back = await store.loadCluster("web");
+    const key = ev.EventId.toLowerCase();
+    expect(Object.keys(back.state.readiness[key] ?? {}).sort()).toEqual(["web-0", "web-1"]);
+    expect(Object.keys(back.state.members).sort()).toEqual(["web-0", "web-1"]);
+  });
+
+  it("two concurrent applies of one event both land through the retry loop", async () => {
+    const store = await newStore();
+    const ev = freezeEvent(["web-0", "web-1"]);
+    const apply = (vm: string) =>
+      withConflictRetry(async () => {
+        const r = makeReport(vm, { incarnation: 1, events: [ev], drained: [ev.EventId] });
+        const l = await store.loadForReport(r);
+        const d = applyReport(l.state, r, NOW, DEFAULT_POLICY);
+        await store.commit(l, d, { reporter: vm });
+        return d;
+      });
+    const [d0, d1] = await Promise.all([apply("web-0"), apply("web-1")]);
+    const approvals = [d0, d1].flatMap((d) => d.directives.filter((x) => x.kind === "approve"));
+    expect(approvals).toHaveLength(1);
+    const back = await store.loadCluster("web");
+    const key = ev.EventId.toLowerCase();
+    expect(Object.values(back.state.readiness[key] ?? {}).map((r) => r.drain?.status)).toEqual([
+      "succeeded",
+      "succeeded",
+    ]);
+  });
+});
