@@ -54,7 +54,8 @@ export interface Timeline {
   readonly entries: readonly TimelineEntry[];
   /** Every event ever scheduled, still in a document or gone, in scheduling order. */
   readonly events: readonly SimEvent[];
-  readonly nextSeq: number;
+  /** The seq of the newest entry (0 when empty): pass it as `since` to get only what comes next. */
+  readonly lastSeq: number;
 }
 
 export interface ClockView {
@@ -229,7 +230,7 @@ export class FabricEngine {
     return {
       entries: sinceSeq > 0 ? s.timeline.filter((e) => e.seq > sinceSeq) : s.timeline,
       events: this.events(),
-      nextSeq: s.nextSeq,
+      lastSeq: s.nextSeq - 1,
     };
   }
 

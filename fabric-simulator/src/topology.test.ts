@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { defaultTopology, expandTopology, generateTopology, Topology } from "./topology";
+
+describe("topologies", () => {
+  it("the demo default has two availability sets of 4 VMs and one placement group of 6", () => {
+    const r = expandTopology(defaultTopology());
+    if (!r.ok) throw new Error(r.error);
+    expect(Object.values(r.value.groups).map((g) => [g.kind, g.vms.length])).toEqual([
+      ["availabilitySet", 4],
+      ["availabilitySet", 4],
+      ["scaleSetPlacementGroup", 6],
+    ]);
+  });
+
+  it("generates N VMs in groups, alternating availability sets and placement groups", () => {
+    for (const n of [1, 100, 1000, 1005]) {
+      const r = expandTopology(generateTopology(n));
+      if (!r.ok) throw new Error(r.error);
+      expect(Object.keys(r.value.vms)).toHaveLength(n);
+      expect(Object.values(r.value.groups).every((g) => g.vms.length <= 10)).toBe(true);
+    }
+    const kinds = generateTopology(40).groups.map((g) => g.kind);
+    expect(kinds).toEqual([
+      "availabilitySet",
+      "scaleSetPlacementGroup",
+      "availabilitySet",
+      "scaleSetPlacementGroup",
+    ]);
+  });
+
+  it("gives the same vmIds and placement group ids for the same topology", () => {
+    const a = expandTopology(defaultTopology());
+    const b = expandTopology(defaultTopology());
+    expect(a).toEqual(b);
+  });
+
+  it("rejects names that are not one URL path segment", () => {
+    expect(Topology.safeParse({ groups: [{ kind: "standalone", vms: ["a/b"] }] }).success).toBe(
+      false,
+    );
+    expect(Topology.safeParse({ groups: [{ kind: "standalone", vms: ["-a"] }] }).success).toBe(
+      false,
+    );
+    expect(Topology.safeParse({ groups: [] }).success).toBe(false);
+  });
+});
