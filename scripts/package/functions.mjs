@@ -1,0 +1,40 @@
+// Packages the Function app: one esbuild bundle of the app's TypeScript entry point (production
+// code only, no node_modules), host.json and a dependency-free package.json, staged in
+// <out>/functions/ (what azd deploys) and zipped to <out>/functions.zip (az functionapp deploy).
+import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { build } from "esbuild";
+import { entriesOf, writeZip } from "./archive.mjs";
+
+/** @param {string} root repository root @param {string} out artifacts folder */
+export async function packageFunctions(root, out) {
+  const pkg = JSON.parse(readFileSync(join(root, "functions", "package.json"), "utf8"));
+  // "main" names the compiled file (dist/app.js); bundle its TypeScript source instead, so the
+  // package needs neither `tsc -b` nor the workspace symlinks.
+  const entry = join(root, "functions", pkg.main.replace(/^dist\//, "src/").replace(/\.js$/, ".ts"));
+  const stage = join(out, "functions");
+  rmSync(stage, { recursive: true, force: true });
+  await build({
+    entryPoints: [entry],
+    outfile: join(stage, pkg.main),
+    bundle: true,
+    platform: "node",
+    target: "node22",
+    format: "cjs",
+    sourcemap: "linked", // stack traces in Application Insights map back to the TypeScript
+    keepNames: true,
+    legalComments: "linked",
+    // Provided by the Functions Node worker at run time, not an npm package.
+    external: ["@azure/functions-core"],
+    alias: { "@quiesce/shared": join(root, "shared", "src", "index.ts") },
+    logLevel: "warning",
+  });
+  cpSync(join(root, "functions", "host.json"), join(stage, "host.json"));
+  // No dependencies: everything is in the bundle, so a remote build (if any) installs nothing.
+  const manifest = { name: pkg.name, version: pkg.version, private: true, main: pkg.main, dependencies: {} };
+  writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  const zip = join(out, "functions.zip");
+  writeZip(zip, entriesOf(stage));
+  console.log(`functions: ${relative(root, zip)} (${Math.round(statSync(zip).size / 1024)} KiB)`);
+  return { stage, zip, main: join(stage, pkg.main) };
+}
