@@ -44,3 +44,25 @@ describe("topologies", () => {
     expect(Topology.safeParse({ groups: [] }).success).toBe(false);
   });
 });
+
+describe("the example topology file", () => {
+  it("parses and expands", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const { join } = await import("node:path");
+    const json: unknown = JSON.parse(
+      await readFile(join(__dirname, "../examples/topology.json"), "utf8"),
+    );
+    const r = expandTopology(Topology.parse(json));
+    if (!r.ok) throw new Error(r.error);
+    expect(Object.keys(r.value.vms)).toEqual([
+      "web-0",
+      "web-1",
+      "web-2",
+      "vmss-api_0",
+      "vmss-api_1",
+      "vmss-api_2",
+      "vmss-api_3",
+      "jumpbox",
+    ]);
+  });
+});
