@@ -16,8 +16,11 @@ param location string
 param entraTenantId string = tenant().tenantId
 
 @minLength(1)
-@description('Accepted token audiences, comma-separated: the coordinator app registration\'s identifier URI (api://...) and/or client id. scripts/entra/create-app.sh prints it.')
+@description('Identifier URI of the coordinator\'s app registration (api://<appId>): relays request tokens for it. scripts/entra/create-app.sh prints it.')
 param entraAudience string
+
+@description('Client id (appId) of that app registration; also accepted as token audience (v2 tokens carry it). Optional.')
+param entraClientId string = ''
 
 @description('Policy JSON (see README); empty keeps the coordinator\'s defaults.')
 param policyJson string = ''
@@ -103,7 +106,7 @@ module coordinator 'core/function-app.bicep' = {
     deploymentContainerName: storage.outputs.deploymentContainerName
     applicationInsightsConnectionString: monitoring.outputs.connectionString
     entraTenantId: entraTenantId
-    entraAudience: entraAudience
+    entraAudience: empty(entraClientId) ? entraAudience : '${entraAudience},${entraClientId}'
     policyJson: policyJson
     sweepSchedule: sweepSchedule
     maximumInstanceCount: maximumInstanceCount
@@ -118,9 +121,11 @@ output AZURE_TENANT_ID string = tenant().tenantId
 output AZURE_RESOURCE_GROUP string = rg.name
 output QUIESCE_COORDINATOR_URL string = coordinator.outputs.coordinatorUrl
 output QUIESCE_FUNCTION_APP_NAME string = coordinator.outputs.functionAppName
+@description('What relays put in QUIESCE_ENTRA_AUDIENCE (a single value: the token resource).')
 output QUIESCE_ENTRA_AUDIENCE string = entraAudience
 output QUIESCE_ENTRA_TENANT_ID string = entraTenantId
 output QUIESCE_STORAGE_ACCOUNT string = storage.outputs.storageAccountName
 output QUIESCE_RELAY_CONTAINER string = storage.outputs.relayContainerName
 output QUIESCE_RELAY_ARTIFACTS_URL string = '${storage.outputs.blobEndpoint}${storage.outputs.relayContainerName}'
+output QUIESCE_COORDINATOR_PRINCIPAL_ID string = identity.outputs.principalId
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName

@@ -80,6 +80,9 @@ var hostSettings = {
   AzureWebJobsStorage__tableServiceUri: tableEndpoint
   APPLICATIONINSIGHTS_CONNECTION_STRING: applicationInsightsConnectionString
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
+  // Azure SDK credentials (DefaultAzureCredential, e.g. the Graph lookup of relay identities)
+  // pick the user-assigned identity by this; the app has no system-assigned one.
+  AZURE_CLIENT_ID: identityClientId
 }
 
 var appSettings = union(hostSettings, coordinatorSettings)
