@@ -84,6 +84,18 @@ describe("fabric model", () => {
     expect(docs.map((d) => d.at.simMs - T0)).toEqual([30_000, 40_000, 90_000, 100_000]);
   });
 
+  it("deletes a Preempted VM only after the document without the event was published", () => {
+    let s = schedule(fabric(), "p", {
+      eventType: "Preempt",
+      group: "vmss-api-pg0",
+      resources: ["vmss-api_3"],
+    }).state;
+    s = advance(s, at(3600));
+    expect(s.timeline.slice(-2).map((e) => e.kind)).toEqual(["document", "vmDeleted"]);
+    expect(s.vms["vmss-api_3"]?.deleted).toBe(true);
+    expect(s.vms["vmss-api_2"]?.deleted).toBe(false);
+  });
+
   it("never cancels a Started event", () => {
     const s = schedule(fabric(), "x", { startImmediately: true }).state;
     const r = cancelEvent(s, "x", at(1));

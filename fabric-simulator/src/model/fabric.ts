@@ -163,7 +163,7 @@ function started(e: SimEvent, at: Instant, cause: SimEvent["startCause"]): SimEv
   };
 }
 
-/** Remove from the document; evictions delete their VMs, as Azure does. */
+/** Take an event out of its group's document (the caller publishes the new document). */
 function removeEvent(
   state: FabricState,
   event: SimEvent,
@@ -171,23 +171,27 @@ function removeEvent(
   at: Instant,
 ): FabricState {
   const gone: SimEvent = { ...event, phase: "Removed", removedAt: at, removalCause: cause };
-  let next: FabricState = {
+  return {
     ...state,
     active: state.active.filter((e) => e.eventId !== event.eventId),
     past: [...state.past, gone],
   };
-  if (cause === "completed" && evicts(event.eventType) && state.options.deleteOnEviction) {
-    for (const name of event.resources) {
-      const vm = next.vms[name];
-      if (!vm || vm.deleted) continue;
-      next = { ...next, vms: { ...next.vms, [name]: { ...vm, deleted: true } } };
-      next = append(next, {
-        kind: "vmDeleted",
-        vm: name,
-        detail: `${event.eventType} ${event.eventId} completed`,
-        at,
-      });
-    }
+}
+
+/** A completed Preempt or Terminate deleted its VMs, as Azure does: their IMDS goes away. */
+function deleteEvicted(state: FabricState, event: SimEvent, at: Instant): FabricState {
+  if (!evicts(event.eventType) || !state.options.deleteOnEviction) return state;
+  let next = state;
+  for (const name of event.resources) {
+    const vm = next.vms[name];
+    if (!vm || vm.deleted) continue;
+    next = { ...next, vms: { ...next.vms, [name]: { ...vm, deleted: true } } };
+    next = append(next, {
+      kind: "vmDeleted",
+      vm: name,
+      detail: `${event.eventType} ${event.eventId} completed`,
+      at,
+    });
   }
   return next;
 }
@@ -440,6 +444,7 @@ export function advance(state: FabricState, now: Instant): FabricState {
       )
       .join("; ");
     next = publish(next, due.event.group, reason, at);
+    for (const d of batch) if (d.kind === "remove") next = deleteEvicted(next, d.event, at);
   }
 }
 
@@ -487,14 +492,14 @@ function describeFault(f: Fault): string {
     f.latencyMs !== undefined ? `+${f.latencyMs} ms` : "",
   ]
     .filter(Boolean)
-    .join(" ");
+    .join(" and ");
   const span = [
-    f.remaining !== undefined ? `${f.remaining} requests` : "",
-    f.untilMs !== undefined ? `until ${new Date(f.untilMs).toISOString()}` : "",
+    f.remaining !== undefined ? `for ${f.remaining} requests` : "",
+    f.untilMs !== undefined ? `until ${new Date(f.untilMs).toISOString()} (simulated)` : "",
   ]
     .filter(Boolean)
     .join(" or ");
-  return `${what} on ${f.route} requests${span ? ` for ${span}` : " until cleared"}`;
+  return `${what} on ${f.route} IMDS requests ${span || "until cleared"}`;
 }
 
 export function clearFaults(state: FabricState, vm: string | undefined, at: Instant): FabricState {
