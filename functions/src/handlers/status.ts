@@ -70,8 +70,7 @@ export async function findEvent(
         ok: false,
         response: problem(400, `invalid cluster: ${c.error.issues[0]?.message}`),
       };
-    const found = await deps.store.findEventClusters(key);
-    if (!found.includes(c.data))
+    if (!(await deps.store.hasEvent(c.data, key)))
       return {
         ok: false,
         response: problem(404, `event ${id.data} is not known in cluster ${c.data}`),

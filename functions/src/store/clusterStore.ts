@@ -348,6 +348,11 @@ export class ClusterStore {
     }));
   }
 
+  /** Whether the cluster holds this event (one point read). */
+  async hasEvent(cluster: string, key: string): Promise<boolean> {
+    return (await this.tables.Events.get(encodeKey(cluster), encodeKey(key))) !== null;
+  }
+
   /** Clusters holding an event with this key (an EventId is unique in Azure, but not across tenants' test data). */
   async findEventClusters(key: string): Promise<string[]> {
     const rk = encodeKey(key);
