@@ -83,7 +83,8 @@ const lift = <T>(o: Outcome<T>): ControlResult<T> => (o.ok ? { ok: true, value: 
  * lets simulated time catch up before every read or command, and parses every control input.
  */
 export class FabricEngine {
-  private current: FabricState;
+  private currentState!: FabricState;
+  private readonly listeners = new Set<(entry: TimelineEntry) => void>();
   /** Changes on reset and topology load so cached documents of an earlier fabric are never served. */
   private generationCounter = 0;
 
@@ -94,7 +95,37 @@ export class FabricEngine {
   ) {
     const r = createFabric(topology, options);
     if (!r.ok) throw new Error(`invalid topology: ${r.error}`);
-    this.current = r.value;
+    this.currentState = r.value;
+  }
+
+  private get current(): FabricState {
+    return this.currentState;
+  }
+
+  /** Every state change goes through here, so listeners hear each new timeline entry once, in order. */
+  private set current(next: FabricState) {
+    const prev = this.currentState;
+    this.currentState = next;
+    if (this.listeners.size === 0 || next.timeline === prev.timeline) return;
+    const fresh =
+      next.nextSeq > prev.nextSeq && next.timeline.length >= next.nextSeq - prev.nextSeq
+        ? next.timeline.slice(next.timeline.length - (next.nextSeq - prev.nextSeq))
+        : [];
+    for (const entry of fresh) {
+      for (const listener of this.listeners) {
+        try {
+          listener(entry);
+        } catch {
+          // A failing listener (a display) must not break the fabric.
+        }
+      }
+    }
+  }
+
+  /** Hear every new timeline entry as it happens; returns the unsubscribe function. */
+  subscribe(listener: (entry: TimelineEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get generation(): number {

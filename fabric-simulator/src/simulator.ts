@@ -8,7 +8,7 @@ import { sendJson } from "./http/io";
 import { ImdsHandler } from "./imds/handler";
 import type { InjectFaultInput, JumpIncarnationInput, ScheduleEventInput } from "./model/commands";
 import type { ScheduledEventsApiVersion } from "./model/document";
-import type { FabricOptions, FabricState, Fault, SimEvent } from "./model/types";
+import type { FabricOptions, FabricState, Fault, SimEvent, TimelineEntry } from "./model/types";
 import { defaultTopology, type GroupSpec, Topology, type TopologyInput } from "./topology";
 
 export interface FabricSimulatorOptions extends Partial<FabricOptions> {
@@ -74,6 +74,12 @@ export interface FabricSimulator {
   event(eventId: string): SimEvent | undefined;
   events(): SimEvent[];
   timeline(sinceSeq?: number): Timeline;
+  /**
+   * Hear every new timeline entry (document change, StartRequests, fault, deletion) as it happens,
+   * e.g. for a live display; returns the unsubscribe function. Started-at-NotBefore and removals
+   * are heard when the model catches up: on the next request or tick (`tickMs`).
+   */
+  onTimeline(listener: (entry: TimelineEntry) => void): () => void;
   /** The document every VM of the group sees right now. */
   document(group: string, apiVersion?: ScheduledEventsApiVersion): ScheduledEventsDocument;
   state(): FabricState;
@@ -165,6 +171,7 @@ export async function startFabricSimulator(
     event: (eventId) => engine.event(eventId),
     events: () => engine.events(),
     timeline: (sinceSeq) => engine.timeline(sinceSeq),
+    onTimeline: (listener) => engine.subscribe(listener),
     document: (group, apiVersion) => engine.document(group, apiVersion),
     state: () => engine.state(),
     reset: () => {

@@ -462,4 +462,16 @@ describe("timeline", () => {
     expect(ea?.removedAt?.simMs).toBe(START + 15_000);
     expect(sim.timeline(4).entries.map((x) => x.seq)).toEqual([5, 6]);
   });
+
+  it("tells a listener about every new entry once, in order, until it unsubscribes", async () => {
+    const heard: string[] = [];
+    const off = sim.onTimeline((e) => heard.push(`${e.seq}:${e.kind}`));
+    const e = sim.schedule({ eventType: "Freeze", group: "avset-web", noticeSeconds: 30 });
+    await approve(sim.imdsUrl("web-0"), e.eventId);
+    clock.advanceSeconds(60);
+    await doc("web-0");
+    off();
+    sim.schedule({ eventType: "Freeze", group: "avset-db" });
+    expect(heard).toEqual(["1:document", "2:startRequests", "3:document", "4:document"]);
+  });
 });

@@ -90,7 +90,7 @@ export function addGroups(state: FabricState, groups: Topology["groups"]): Outco
 function append(state: FabricState, entry: DistributiveOmit<TimelineEntry, "seq">): FabricState {
   return {
     ...state,
-    timeline: [...state.timeline, { ...entry, seq: state.nextSeq } as TimelineEntry],
+    timeline: [...state.timeline, { seq: state.nextSeq, ...entry } as TimelineEntry],
     nextSeq: state.nextSeq + 1,
   };
 }
