@@ -1,0 +1,130 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync, inflateRawSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTES } from "../../functions/src/routes";
+import { repoRoot } from "./bicep";
+
+// The packaging scripts are plain ESM JavaScript (run by node without a build step).
+type Entry = { name: string; data: Buffer; mode?: number };
+const archive = (await import(join(repoRoot, "scripts", "package", "archive.mjs"))) as {
+  zipBuffer(entries: Entry[]): Buffer;
+  tarGzBuffer(entries: Entry[]): Buffer;
+};
+const functionsPackager = (await import(join(repoRoot, "scripts", "package", "functions.mjs"))) as {
+  packageFunctions(root: string, out: string): Promise<{ stage: string; zip: string; main: string }>;
+};
+
+/** Reads a ZIP through its central directory, as unzip and the Functions host do. */
+function readZip(zip: Buffer): Map<string, { data: Buffer; mode: number }> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const files = new Map<string, { data: Buffer; mode: number }>();
+  for (let i = 0; i < count; i++) {
+    expect(zip.readUInt32LE(at)).toBe(0x02014b50);
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const mode = (zip.readUInt32LE(at + 38) >>> 16) & 0o777;
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.toString("utf8", at + 46, at + 46 + nameLength);
+    const dataAt = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const body = zip.subarray(dataAt, dataAt + size);
+    files.set(name, { data: method === 8 ? inflateRawSync(body) : Buffer.from(body), mode });
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return files;
+}
+
+function readTarGz(tgz: Buffer): Map<string, { data: Buffer; mode: number }> {
+  const tar = gunzipSync(tgz);
+  const files = new Map<string, { data: Buffer; mode: number }>();
+  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+    const field = (from: number, len: number) => tar.toString("utf8", at + from, at + from + len).replace(/\0.*$/s, "");
+    const size = Number.parseInt(field(124, 12), 8);
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : (tar[at + i] as number);
+    expect(Number.parseInt(field(148, 8), 8)).toBe(sum);
+    files.set(field(0, 100), { data: tar.subarray(at + 512, at + 512 + size), mode: Number.parseInt(field(100, 8), 8) });
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return files;
+}
+
+const sample: Entry[] = [
+  { name: "host.json", data: Buffer.from(JSON.stringify({ version: "2.0" }).repeat(40)) },
+  { name: "dist/app.js", data: Buffer.from("module.exports = 1;\n") },
+  { name: "install.sh", data: Buffer.from("#!/bin/sh\necho hi\n"), mode: 0o755 },
+  { name: "empty", data: Buffer.alloc(0) },
+];
+
+describe("archive writers", () => {
+  it("write a ZIP whose entries read back byte for byte, with their modes", () => {
+    const files = readZip(archive.zipBuffer(sample));
+    expect([...files.keys()]).toEqual(sample.map((e) => e.name));
+    for (const e of sample) {
+      expect(files.get(e.name)?.data.equals(e.data), e.name).toBe(true);
+      expect(files.get(e.name)?.mode).toBe(e.mode ?? 0o644);
+    }
+  });
+
+  it("write a tar.gz whose entries read back byte for byte, executables kept executable", () => {
+    const files = readTarGz(archive.tarGzBuffer(sample));
+    expect([...files.keys()]).toEqual(sample.map((e) => e.name));
+    for (const e of sample) expect(files.get(e.name)?.data.equals(e.data), e.name).toBe(true);
+    expect(files.get("install.sh")?.mode).toBe(0o755);
+  });
+
+  it("are deterministic: the same input gives the same bytes", () => {
+    expect(archive.zipBuffer(sample).equals(archive.zipBuffer(sample))).toBe(true);
+    expect(archive.tarGzBuffer(sample).equals(archive.tarGzBuffer(sample))).toBe(true);
+  });
+});
+
+describe("Functions deployment package", () => {
+  const out = mkdtempSync(join(tmpdir(), "quiesce-package-"));
+  let built: { zip: string; main: string };
+  beforeAll(async () => {
+    built = await functionsPackager.packageFunctions(repoRoot, out);
+  }, 60_000);
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it("holds host.json, a dependency-free package.json and the bundle its main names, nothing else", async () => {
+    const files = readZip(readFileSync(built.zip));
+    const manifest = JSON.parse(files.get("package.json")?.data.toString() ?? "{}");
+    expect(manifest.dependencies).toEqual({});
+    expect(files.has(manifest.main)).toBe(true);
+    expect(files.has("host.json")).toBe(true);
+    expect([...files.keys()].filter((f) => f.includes("node_modules"))).toEqual([]);
+  }, 60_000);
+
+  it("registers every route and the sweep timer with the Functions worker when loaded", async () => {
+    const { main } = built;
+    // Stand-in for the worker's @azure/functions-core (not an npm package): records what the
+    // bundle registers, exactly as the Node worker receives it.
+    const core = join(out, "worker", "node_modules", "@azure", "functions-core");
+    mkdirSync(core, { recursive: true });
+    writeFileSync(
+      join(core, "index.js"),
+      `const names = [];
+       module.exports = {
+         setProgrammingModel() {},
+         registerHook() { return { dispose() {} }; },
+         registerFunction(metadata) { names.push(metadata.name + ":" + Object.values(metadata.bindings).find((b) => b.direction === "in").type); return { dispose() {} }; },
+       };
+       process.on("exit", () => console.log(JSON.stringify(names)));`,
+    );
+    const stdout = execFileSync(process.execPath, ["-e", `require(${JSON.stringify(main)})`], {
+      env: { ...process.env, NODE_PATH: join(out, "worker", "node_modules") },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    const registered = JSON.parse(stdout.trim().split("\n").pop() ?? "[]") as string[];
+    expect(registered.sort()).toEqual(
+      [...ROUTES.map((r) => `${r.name}:httpTrigger`), "sweep:timerTrigger"].sort(),
+    );
+  }, 60_000);
+});
