@@ -76,6 +76,15 @@ describe("fabric model", () => {
     );
   });
 
+  it("keeps a group's simultaneous transitions in one document even when another group has one at that instant", () => {
+    let s = schedule(fabric(), "w1", { noticeSeconds: 60, resources: ["web-0"] }).state;
+    s = schedule(s, "d1", { noticeSeconds: 60, group: "avset-db" }).state;
+    s = schedule(s, "w2", { noticeSeconds: 60, resources: ["web-1"] }).state;
+    s = advance(s, at(60));
+    expect(s.groups["avset-web"]?.incarnation).toBe(4);
+    expect(s.groups["avset-db"]?.incarnation).toBe(3);
+  });
+
   it("processes due transitions in time order across groups", () => {
     let s = schedule(fabric(), "late", { noticeSeconds: 90, group: "avset-db" }).state;
     s = schedule(s, "early", { noticeSeconds: 30 }).state;

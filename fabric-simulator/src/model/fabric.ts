@@ -394,7 +394,8 @@ interface Due {
   readonly kind: "start" | "remove";
 }
 
-function nextDue(state: FabricState, nowMs: number): Due | undefined {
+/** The earliest due transition; on a tie, one of `preferGroup` so a group's batch stays whole. */
+function nextDue(state: FabricState, nowMs: number, preferGroup?: string): Due | undefined {
   let best: Due | undefined;
   for (const e of state.active) {
     const due: Due | undefined =
@@ -403,7 +404,16 @@ function nextDue(state: FabricState, nowMs: number): Due | undefined {
         : e.phase === "Started" && e.endsAtMs !== undefined && e.endsAtMs <= nowMs
           ? { atMs: e.endsAtMs, event: e, kind: "remove" }
           : undefined;
-    if (due && (!best || due.atMs < best.atMs)) best = due;
+    if (!due) continue;
+    if (
+      !best ||
+      due.atMs < best.atMs ||
+      (due.atMs === best.atMs &&
+        due.event.group === preferGroup &&
+        best.event.group !== preferGroup)
+    ) {
+      best = due;
+    }
   }
   return best;
 }
@@ -430,7 +440,7 @@ export function advance(state: FabricState, now: Instant): FabricState {
         d.kind === "start"
           ? replaceActive(next, started(d.event, at, "notBefore"))
           : removeEvent(next, d.event, "completed", at);
-      const after = nextDue(next, now.simMs);
+      const after = nextDue(next, now.simMs, due.event.group);
       d =
         after && after.atMs === due.atMs && after.event.group === due.event.group
           ? after
