@@ -115,6 +115,31 @@ describe("POST /api/relay/report", () => {
     );
   });
 
+  it("two events elected at once in one cluster still respect maxEventsInFlight = 1", async () => {
+    for (let round = 0; round < 5; round++) {
+      const c = await testCoordinator(azurite.connectionString);
+      const a = freezeEvent(["web-0", "web-1"]);
+      const b = freezeEvent(["web-2", "web-3"]);
+      const doc = { incarnation: 1, events: [a, b] };
+      for (const vm of ["web-0", "web-1", "web-2", "web-3"]) await report(c, makeReport(vm, doc));
+      await report(c, makeReport("web-0", { ...doc, drained: [a.EventId] }));
+      await report(c, makeReport("web-2", { ...doc, drained: [b.EventId] }));
+      // The last drain of each event lands at the same moment on two instances.
+      const answers = await Promise.all([
+        reportUntilAccepted(c, makeReport("web-1", { ...doc, drained: [a.EventId] })),
+        reportUntilAccepted(c, makeReport("web-3", { ...doc, drained: [b.EventId] })),
+      ]);
+      const approvals = answers.flatMap((r) =>
+        r.body.directives.filter((d: { kind: string }) => d.kind === "approve"),
+      );
+      expect(approvals).toHaveLength(1);
+      const events = (
+        (await dumpTables(c.connectionString, c.prefix)).Events as { d0: string }[]
+      ).map((r) => JSON.parse(r.d0));
+      expect(events.filter((e) => e.phase === "Approving")).toHaveLength(1);
+    }
+  });
+
   it("ignores a report with an older DocumentIncarnation and changes nothing", async () => {
     const c = await testCoordinator(azurite.connectionString);
     const ev = freezeEvent(["web-0"]);

@@ -226,12 +226,26 @@ export class ClusterStore {
     }
     await Promise.all(readinessWrites);
 
-    const eventWrites: Promise<unknown>[] = [];
-    for (const [ek, ev] of Object.entries(next.events)) {
-      if (ev === prev.events[ek] && !touched.has(ek)) continue;
-      eventWrites.push(this.put(loaded, "Events", this.eventEntity(cluster, ev)));
-    }
-    await Promise.all(eventWrites);
+    // An event entering Approving takes a share of the cluster's maxEventsInFlight budget, a
+    // decision made from every other event's row as read. Those rows are rewritten under their
+    // ETags first, and the approving event only after: of two reports electing approvers for
+    // two events at once, at least one finds a row changed and re-decides with the other lease.
+    const claims = Object.entries(next.events)
+      .filter(([ek, ev]) => ev.phase === "Approving" && prev.events[ek]?.phase !== "Approving")
+      .map(([ek]) => ek);
+    if (claims.length > 0)
+      for (const [ek, ev] of Object.entries(next.events)) if (!ended(ev)) touched.add(ek);
+    const writeEvents = (keys: string[]) =>
+      Promise.all(
+        keys.map((ek) =>
+          this.put(loaded, "Events", this.eventEntity(cluster, next.events[ek] as EventRecord)),
+        ),
+      );
+    const changedEvents = Object.keys(next.events).filter(
+      (ek) => next.events[ek] !== prev.events[ek] || touched.has(ek),
+    );
+    await writeEvents(changedEvents.filter((ek) => !claims.includes(ek)));
+    await writeEvents(claims);
 
     await this.appendHistory(cluster, decision.transitions, opts.audit);
 
