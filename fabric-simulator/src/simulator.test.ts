@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ScaledClock } from "./clock";
-import { getScheduledEvents } from "./imds/probe";
+import { ManualClock, ScaledClock } from "./clock";
+import { approve, getScheduledEvents } from "./imds/probe";
 import { type FabricSimulator, startFabricSimulator } from "./simulator";
 import { generateTopology } from "./topology";
 
@@ -66,5 +66,40 @@ describe("scale", () => {
     const withEvent = answers.filter((a) => a.body?.Events.some((x) => x.EventId === e.eventId));
     expect(withEvent).toHaveLength(10);
     expect(new Set(withEvent.map((a) => a.etag)).size).toBe(1);
+  });
+});
+
+describe("fabric options", () => {
+  it("requireAllApprovals and minStartedSeconds set the defaults of every event; undefined keeps Azure's", async () => {
+    const clock = new ManualClock();
+    sim = await startFabricSimulator({
+      clock,
+      requireAllApprovals: true,
+      minStartedSeconds: 120,
+      deleteOnEviction: undefined,
+    });
+    const s = sim;
+    const e = s.schedule({
+      eventType: "Freeze",
+      group: "avset-web",
+      resources: ["web-0", "web-1"],
+    });
+    expect(e).toMatchObject({ requireAllApprovals: true, startedForMs: 120_000 });
+    await approve(s.imdsUrl("web-0"), e.eventId);
+    expect(s.event(e.eventId)?.phase).toBe("Scheduled");
+    await approve(s.imdsUrl("web-1"), e.eventId);
+    expect(s.event(e.eventId)?.phase).toBe("Started");
+    clock.advance(119_000);
+    expect(s.event(e.eventId)?.phase).toBe("Started");
+    clock.advance(1000);
+    expect(s.event(e.eventId)?.phase).toBe("Removed");
+    expect(s.state().options.deleteOnEviction).toBe(true);
+    const own = s.schedule({
+      eventType: "Reboot",
+      group: "avset-db",
+      requireAllApprovals: false,
+      startedSeconds: 1,
+    });
+    expect(own).toMatchObject({ requireAllApprovals: false, startedForMs: 1000 });
   });
 });

@@ -40,7 +40,22 @@ export function createFabric(
   topology: Topology,
   options: Partial<FabricOptions> = {},
 ): Outcome<FabricState> {
-  const opts = { ...DEFAULT_OPTIONS, ...options };
+  const opts: FabricOptions = {
+    requireAllApprovals: options.requireAllApprovals ?? DEFAULT_OPTIONS.requireAllApprovals,
+    minStartedSeconds: options.minStartedSeconds ?? DEFAULT_OPTIONS.minStartedSeconds,
+    initialIncarnation: options.initialIncarnation ?? DEFAULT_OPTIONS.initialIncarnation,
+    deleteOnEviction: options.deleteOnEviction ?? DEFAULT_OPTIONS.deleteOnEviction,
+  };
+  if (
+    !(opts.minStartedSeconds >= 0) ||
+    !Number.isInteger(opts.initialIncarnation) ||
+    opts.initialIncarnation < 0
+  ) {
+    return fail(
+      400,
+      "minStartedSeconds must be >= 0 and initialIncarnation a non-negative integer",
+    );
+  }
   const expanded = expandTopology(topology, opts.initialIncarnation);
   if (!expanded.ok) return fail(400, expanded.error);
   const state: FabricState = {
