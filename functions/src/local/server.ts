@@ -137,8 +137,9 @@ export async function startLocalCoordinator(
     await sweeping;
     if (server) {
       const s = server;
-      await new Promise<void>((r) => s.close(() => r()));
-      s.closeAllConnections();
+      const closed = new Promise<void>((r) => s.close(() => r()));
+      s.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
+      await closed;
     }
     await azurite?.stop();
   };
