@@ -33,8 +33,6 @@ const POINT_READ_LIMIT = 16;
 export interface Loaded {
   state: ClusterState;
   etags: Map<string, string>;
-  /** The readiness partitions that were read (a row absent from one is absent for sure). */
-  readinessLoaded: Set<string>;
 }
 
 export interface HistoryRow {
@@ -114,7 +112,6 @@ export class ClusterStore {
     return {
       state: { cluster, members: {}, events: {}, readiness: {} },
       etags: new Map(),
-      readinessLoaded: new Set(),
     };
   }
 
@@ -146,8 +143,6 @@ export class ClusterStore {
         ? this.readAllMembers(loaded)
         : Promise.all(wantMembers.map((n) => this.readMember(loaded, cluster, n))),
     ]);
-    // Events the report names that are not stored yet will be created: their readiness is empty.
-    for (const k of keys) if (!loaded.state.events[k]) loaded.readinessLoaded.add(k);
   }
 
   private remember(loaded: Loaded, table: TableName, row: StoredEntity): void {
@@ -184,7 +179,6 @@ export class ClusterStore {
       this.remember(loaded, "Readiness", row);
     }
     loaded.state.readiness[key] = byMember;
-    loaded.readinessLoaded.add(key);
   }
 
   // ---------------------------------------------------------------- writing
