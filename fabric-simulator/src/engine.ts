@@ -284,7 +284,7 @@ export class FabricEngine {
   /** IMDS side: whether this request hits an injected fault (and count it against the fault). */
   takeFault(vm: string, route: ImdsRoute): { status?: number; latencyMs?: number } {
     const s = this.sync();
-    const { state, ...fault } = takeFault(s, vm, route, this.clock.now());
+    const { state, ...fault } = takeFault(s, vm, route, this.now());
     this.current = state;
     return fault;
   }

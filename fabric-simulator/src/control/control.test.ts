@@ -147,12 +147,17 @@ describe("control API over HTTP", () => {
       "faultInjected",
       "faultInjected",
       "faultInjected",
+      "faultServed",
       "faultsCleared",
       "faultsCleared",
       "document",
       "document",
       "document",
     ]);
+    expect(entries.find((x) => x.kind === "faultServed")).toMatchObject({
+      vm: "a0",
+      detail: "HTTP 503 on scheduledevents",
+    });
     expect((await control.timeline(lastSeq - 1)).entries).toHaveLength(1);
     expect((await control.timeline(lastSeq)).entries).toEqual([]);
   });

@@ -134,14 +134,14 @@ describe("fabric model", () => {
     let s = must(
       injectFault(fabric(), { vm: "web-0", route: "any", status: 500, count: 2 }, at(0)),
     ).state;
-    const first = takeFault(s, "web-0", "scheduledevents", T0);
+    const first = takeFault(s, "web-0", "scheduledevents", at(0));
     expect(first.status).toBe(500);
     s = first.state;
-    expect(takeFault(s, "web-1", "scheduledevents", T0).status).toBeUndefined();
-    const second = takeFault(s, "web-0", "instance", T0);
+    expect(takeFault(s, "web-1", "scheduledevents", at(0)).status).toBeUndefined();
+    const second = takeFault(s, "web-0", "instance", at(0));
     expect(second.status).toBe(500);
     expect(second.state.faults).toEqual([]);
-    expect(takeFault(second.state, "web-0", "scheduledevents", T0).status).toBeUndefined();
+    expect(takeFault(second.state, "web-0", "scheduledevents", at(0)).status).toBeUndefined();
   });
 
   it("rejects topologies with duplicate names, case-insensitively", () => {

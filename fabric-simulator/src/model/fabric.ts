@@ -544,15 +544,18 @@ export type ImdsRoute = Exclude<FaultRoute, "any">;
 
 /**
  * What the faults say about one IMDS request: the first matching error status and the largest
- * matching latency; every matching fault counts the request against its `count`.
+ * matching latency; every matching fault counts the request against its `count`. A request
+ * answered with an injected error goes on the timeline (`faultServed`), so a test can tell a
+ * StartRequests that never reached the fabric from one that was never sent.
  */
 export function takeFault(
   state: FabricState,
   vm: string,
   route: ImdsRoute,
-  nowMs: number,
+  at: Instant,
 ): { state: FabricState; status?: number; latencyMs?: number } {
   if (state.faults.length === 0) return { state };
+  const nowMs = at.simMs;
   let status: number | undefined;
   let latencyMs: number | undefined;
   let touched = false;
@@ -576,8 +579,12 @@ export function takeFault(
     }
   }
   if (!touched && faults.length === state.faults.length) return { state };
+  const next: FabricState = { ...state, faults };
   return {
-    state: { ...state, faults },
+    state:
+      status === undefined
+        ? next
+        : append(next, { kind: "faultServed", vm, detail: `HTTP ${status} on ${route}`, at }),
     ...(status !== undefined ? { status } : {}),
     ...(latencyMs !== undefined ? { latencyMs } : {}),
   };

@@ -99,7 +99,7 @@ export type TimelineEntry =
     }
   | {
       readonly seq: number;
-      readonly kind: "faultInjected" | "faultsCleared" | "vmDeleted";
+      readonly kind: "faultInjected" | "faultServed" | "faultsCleared" | "vmDeleted";
       readonly vm?: string;
       readonly detail: string;
       readonly at: Instant;
