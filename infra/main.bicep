@@ -25,8 +25,8 @@ param entraClientId string = ''
 @description('Policy JSON (see README); empty keeps the coordinator\'s defaults.')
 param policyJson string = ''
 
-@description('NCRONTAB schedule of the sweep timer; empty keeps the default.')
-param sweepSchedule string = ''
+@description('NCRONTAB schedule of the coordinator\'s sweep timer (six fields, with seconds).')
+param sweepSchedule string = '*/10 * * * * *'
 
 @description('Principal id of the deployer, granted upload rights on the relay container (azd sets AZURE_PRINCIPAL_ID).')
 param deployerPrincipalId string = ''

@@ -27,8 +27,8 @@ param entraAudience string
 
 @description('Policy JSON (see README); empty keeps the coordinator\'s defaults.')
 param policyJson string = ''
-@description('NCRONTAB schedule of the sweep timer; empty keeps the default (every 10 s).')
-param sweepSchedule string = ''
+@description('NCRONTAB schedule of the sweep timer. Always set: the Functions host resolves the timer\'s %QUIESCE_SWEEP_SCHEDULE% from app settings, the coordinator\'s default does not reach it.')
+param sweepSchedule string = '*/10 * * * * *'
 @description('Prefix of the coordinator\'s table names.')
 param tablePrefix string = 'quiesce'
 
@@ -63,9 +63,9 @@ var coordinatorSettings = union(
     QUIESCE_AUTH_MODE: 'entra'
     QUIESCE_ENTRA_TENANT_ID: entraTenantId
     QUIESCE_ENTRA_AUDIENCE: entraAudience
+    QUIESCE_SWEEP_SCHEDULE: sweepSchedule
   },
-  empty(policyJson) ? {} : { QUIESCE_POLICY: policyJson },
-  empty(sweepSchedule) ? {} : { QUIESCE_SWEEP_SCHEDULE: sweepSchedule }
+  empty(policyJson) ? {} : { QUIESCE_POLICY: policyJson }
 )
 
 // The Functions host's own settings: identity-based AzureWebJobsStorage (no connection string,

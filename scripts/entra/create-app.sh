@@ -54,6 +54,23 @@ else
 fi
 az ad app update --id "$APP_ID" --identifier-uris "api://$APP_ID"
 
+# A delegated scope, pre-authorized for the Azure CLI, so operators can call the status and
+# operator API with `az account get-access-token --resource api://<appId>` (their app roles
+# are in that token) without a consent prompt.
+APP_OBJECT_ID="$(az ad app show --id "$APP_ID" --query id -o tsv)"
+SCOPE_ID="9b3f5d0e-6a43-4c1e-9a7c-5d0c2b7e8f11"
+AZURE_CLI_APP_ID="04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+az rest --method PATCH --uri "https://graph.microsoft.com/v1.0/applications/$APP_OBJECT_ID" \
+  --headers "Content-Type=application/json" --body "{\"api\":{\"oauth2PermissionScopes\":[{
+    \"id\":\"$SCOPE_ID\",\"value\":\"user_impersonation\",\"type\":\"User\",\"isEnabled\":true,
+    \"adminConsentDisplayName\":\"Access the Quiesce coordinator\",
+    \"adminConsentDescription\":\"Call the Quiesce coordinator API as the signed-in user (app roles still apply).\",
+    \"userConsentDisplayName\":\"Access the Quiesce coordinator\",
+    \"userConsentDescription\":\"Call the Quiesce coordinator API as you.\"}]}}"
+az rest --method PATCH --uri "https://graph.microsoft.com/v1.0/applications/$APP_OBJECT_ID" \
+  --headers "Content-Type=application/json" --body "{\"api\":{\"preAuthorizedApplications\":[{
+    \"appId\":\"$AZURE_CLI_APP_ID\",\"delegatedPermissionIds\":[\"$SCOPE_ID\"]}]}}"
+
 SP_ID="$(az ad sp list --filter "appId eq '$APP_ID'" --query "[0].id" -o tsv)"
 if [[ -z "$SP_ID" ]]; then
   SP_ID="$(az ad sp create --id "$APP_ID" --query id -o tsv)"

@@ -11,7 +11,11 @@ export async function packageFunctions(root, out) {
   const pkg = JSON.parse(readFileSync(join(root, "functions", "package.json"), "utf8"));
   // "main" names the compiled file (dist/app.js); bundle its TypeScript source instead, so the
   // package needs neither `tsc -b` nor the workspace symlinks.
-  const entry = join(root, "functions", pkg.main.replace(/^dist\//, "src/").replace(/\.js$/, ".ts"));
+  const entry = join(
+    root,
+    "functions",
+    pkg.main.replace(/^dist\//, "src/").replace(/\.js$/, ".ts"),
+  );
   const stage = join(out, "functions");
   rmSync(stage, { recursive: true, force: true });
   await build({
@@ -31,7 +35,13 @@ export async function packageFunctions(root, out) {
   });
   cpSync(join(root, "functions", "host.json"), join(stage, "host.json"));
   // No dependencies: everything is in the bundle, so a remote build (if any) installs nothing.
-  const manifest = { name: pkg.name, version: pkg.version, private: true, main: pkg.main, dependencies: {} };
+  const manifest = {
+    name: pkg.name,
+    version: pkg.version,
+    private: true,
+    main: pkg.main,
+    dependencies: {},
+  };
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   const zip = join(out, "functions.zip");
   writeZip(zip, entriesOf(stage));

@@ -8,26 +8,46 @@
 //   quiesce-relay.js, VERSION, SHA256SUMS
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { entriesOf, writeTarGz, writeZip } from "./archive.mjs";
 
 /** @param {string} root @param {string} out @param {{ sea: boolean }} options */
 export function packageRelay(root, out, { sea }) {
   const version = JSON.parse(readFileSync(join(root, "relay", "package.json"), "utf8")).version;
-  execFileSync(process.execPath, [join(root, "relay", "scripts", "bundle.mjs"), ...(sea ? ["--sea"] : [])], {
-    stdio: "inherit",
-    cwd: root,
-  });
+  execFileSync(
+    process.execPath,
+    [join(root, "relay", "scripts", "bundle.mjs"), ...(sea ? ["--sea"] : [])],
+    {
+      stdio: "inherit",
+      cwd: root,
+    },
+  );
   const bundleDir = join(root, "relay", "dist-bundle");
-  const js = { name: "quiesce-relay.js", data: readFileSync(join(bundleDir, "quiesce-relay.js")), mode: 0o755 };
+  const js = {
+    name: "quiesce-relay.js",
+    data: readFileSync(join(bundleDir, "quiesce-relay.js")),
+    mode: 0o755,
+  };
   const exe = join(bundleDir, "quiesce-relay-linux-x64");
   // The relay's install scripts (relay/packaging/) expect a flat archive: the program, the
   // installer and its companions side by side. The Linux single executable is named
   // quiesce-relay there (install.sh prefers it to the bundle + node).
-  const packaged = (os) => entriesOf(join(root, "relay", "packaging", os)).filter((e) => !e.name.startsWith("install-extension."));
+  const packaged = (os) =>
+    entriesOf(join(root, "relay", "packaging", os)).filter(
+      (e) => !e.name.startsWith("install-extension."),
+    );
   const linux = [js, ...packaged("linux")];
-  if (sea && existsSync(exe)) linux.push({ name: "quiesce-relay", data: readFileSync(exe), mode: 0o755 });
+  if (sea && existsSync(exe))
+    linux.push({ name: "quiesce-relay", data: readFileSync(exe), mode: 0o755 });
   const windows = [js, ...packaged("windows")];
 
   const stage = join(out, "relay");
@@ -36,13 +56,24 @@ export function packageRelay(root, out, { sea }) {
   writeTarGz(join(stage, "quiesce-relay-linux.tar.gz"), linux);
   writeZip(join(stage, "quiesce-relay-windows.zip"), windows);
   // The Custom Script extension's entry points (fileUris next to the archives).
-  cpSync(join(root, "relay", "packaging", "linux", "install-extension.sh"), join(stage, "install-extension.sh"));
-  cpSync(join(root, "relay", "packaging", "windows", "install-extension.ps1"), join(stage, "install-extension.ps1"));
+  cpSync(
+    join(root, "relay", "packaging", "linux", "install-extension.sh"),
+    join(stage, "install-extension.sh"),
+  );
+  cpSync(
+    join(root, "relay", "packaging", "windows", "install-extension.ps1"),
+    join(stage, "install-extension.ps1"),
+  );
   writeFileSync(join(stage, "quiesce-relay.js"), js.data, { mode: 0o755 });
   writeFileSync(join(stage, "VERSION"), `${version}\n`);
   const sums = readdirSync(stage)
     .sort()
-    .map((f) => `${createHash("sha256").update(readFileSync(join(stage, f))).digest("hex")}  ${f}`);
+    .map(
+      (f) =>
+        `${createHash("sha256")
+          .update(readFileSync(join(stage, f)))
+          .digest("hex")}  ${f}`,
+    );
   writeFileSync(join(stage, "SHA256SUMS"), `${sums.join("\n")}\n`);
   console.log(`relay ${version}: ${relative(root, stage)}/ (${readdirSync(stage).join(", ")})`);
   return { stage, version };

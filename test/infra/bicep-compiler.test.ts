@@ -11,7 +11,9 @@ import { bicepFiles, repoRoot } from "./bicep";
  * scripts/bicep/restore.sh puts in .tools/bicep (CI runs it first), else `bicep` on PATH.
  */
 function findBicep(): string | undefined {
-  const found = spawnSync("bash", [join(repoRoot, "scripts", "bicep", "find-bicep.sh")], { encoding: "utf8" });
+  const found = spawnSync("bash", [join(repoRoot, "scripts", "bicep", "find-bicep.sh")], {
+    encoding: "utf8",
+  });
   const command = found.stdout.trim();
   // `az bicep` has no --pattern; scripts/bicep/build-all.sh handles it file by file.
   return found.status === 0 && command && command !== "az bicep" ? command : undefined;
@@ -39,7 +41,9 @@ describe("infra/ with the Bicep compiler", () => {
         .filter((line) => / : (Error|Warning) /.test(line));
       expect(diagnostics).toEqual([]);
       expect(result.status).toBe(0);
-      const built = execFileSync("find", [out, "-name", "*.json"], { encoding: "utf8" }).trim().split("\n");
+      const built = execFileSync("find", [out, "-name", "*.json"], { encoding: "utf8" })
+        .trim()
+        .split("\n");
       expect(built).toHaveLength(bicepFiles().length);
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -17,9 +17,12 @@ describe("infra/ Bicep syntax (tree-sitter Bicep grammar)", () => {
     );
   });
 
-  it.each(files.map((f) => [rel(f), f]))("%s parses without ERROR or MISSING nodes", async (_name, file) => {
-    expect(syntaxProblems(await parseBicep(file))).toEqual([]);
-  });
+  it.each(files.map((f) => [rel(f), f]))(
+    "%s parses without ERROR or MISSING nodes",
+    async (_name, file) => {
+      expect(syntaxProblems(await parseBicep(file))).toEqual([]);
+    },
+  );
 
   it("reports a syntax error where there is one (the check is not vacuous)", async () => {
     const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
@@ -28,7 +31,10 @@ describe("infra/ Bicep syntax (tree-sitter Bicep grammar)", () => {
     const dir = mkdtempSync(join(tmpdir(), "bicep-"));
     try {
       const bad = join(dir, "bad.bicep");
-      writeFileSync(bad, "resource x 'Microsoft.Web/sites@2024-04-01' = {\n  name: 'a'\n  properties: {\n");
+      writeFileSync(
+        bad,
+        "resource x 'Microsoft.Web/sites@2024-04-01' = {\n  name: 'a'\n  properties: {\n",
+      );
       expect(syntaxProblems(await parseBicep(bad))).not.toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,13 @@ export const infraDir = join(repoRoot, "infra");
 
 export function bicepFiles(dir = infraDir): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .flatMap((d) => (d.isDirectory() ? bicepFiles(join(dir, d.name)) : d.name.endsWith(".bicep") ? [join(dir, d.name)] : []))
+    .flatMap((d) =>
+      d.isDirectory()
+        ? bicepFiles(join(dir, d.name))
+        : d.name.endsWith(".bicep")
+          ? [join(dir, d.name)]
+          : [],
+    )
     .sort();
 }
 
@@ -41,7 +47,9 @@ export function syntaxProblems(tree: Tree): string[] {
   const visit = (node: Node) => {
     if (node.isError || node.isMissing) {
       const at = `${node.startPosition.row + 1}:${node.startPosition.column + 1}`;
-      problems.push(`${at} ${node.isMissing ? `missing ${node.type}` : "error"} near ${JSON.stringify(node.text.slice(0, 60))}`);
+      problems.push(
+        `${at} ${node.isMissing ? `missing ${node.type}` : "error"} near ${JSON.stringify(node.text.slice(0, 60))}`,
+      );
     }
     if (node.hasError || node.isMissing) for (const child of node.children) if (child) visit(child);
   };
@@ -102,7 +110,11 @@ export function stringLiterals(tree: Tree): string[] {
  * Properties of a declaration including those of the variables it refers to by name
  * (appSettings = union(hostSettings, coordinatorSettings)).
  */
-export function propertiesDeep(tree: Tree, name: string, seen = new Set<string>()): { key: string; value: Node }[] {
+export function propertiesDeep(
+  tree: Tree,
+  name: string,
+  seen = new Set<string>(),
+): { key: string; value: Node }[] {
   seen.add(name);
   const decl = declaration(tree, name);
   const topLevel = new Set(
@@ -113,5 +125,8 @@ export function propertiesDeep(tree: Tree, name: string, seen = new Set<string>(
   const referenced = descendants(decl, "identifier")
     .map((n) => n.text)
     .filter((id) => id !== name && topLevel.has(id) && !seen.has(id));
-  return [...properties(decl), ...[...new Set(referenced)].flatMap((id) => propertiesDeep(tree, id, seen))];
+  return [
+    ...properties(decl),
+    ...[...new Set(referenced)].flatMap((id) => propertiesDeep(tree, id, seen)),
+  ];
 }

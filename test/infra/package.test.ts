@@ -9,13 +9,16 @@ import { repoRoot } from "./bicep";
 
 // The packaging scripts are plain ESM JavaScript (run by node without a build step).
 type Entry = { name: string; data: Buffer; mode?: number };
-const archive = (await import(join(repoRoot, "scripts", "package", "archive.mjs"))) as {
-  zipBuffer(entries: Entry[]): Buffer;
-  tarGzBuffer(entries: Entry[]): Buffer;
+type Archive = { zipBuffer(entries: Entry[]): Buffer; tarGzBuffer(entries: Entry[]): Buffer };
+type FunctionsPackager = {
+  packageFunctions(
+    root: string,
+    out: string,
+  ): Promise<{ stage: string; zip: string; main: string }>;
 };
-const functionsPackager = (await import(join(repoRoot, "scripts", "package", "functions.mjs"))) as {
-  packageFunctions(root: string, out: string): Promise<{ stage: string; zip: string; main: string }>;
-};
+const script = (name: string) => import(join(repoRoot, "scripts", "package", name));
+const loadArchive = () => script("archive.mjs") as Promise<Archive>;
+const loadFunctionsPackager = () => script("functions.mjs") as Promise<FunctionsPackager>;
 
 /** Reads a ZIP through its central directory, as unzip and the Functions host do. */
 function readZip(zip: Buffer): Map<string, { data: Buffer; mode: number }> {
@@ -43,12 +46,16 @@ function readTarGz(tgz: Buffer): Map<string, { data: Buffer; mode: number }> {
   const tar = gunzipSync(tgz);
   const files = new Map<string, { data: Buffer; mode: number }>();
   for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
-    const field = (from: number, len: number) => tar.toString("utf8", at + from, at + from + len).replace(/\0.*$/s, "");
+    const field = (from: number, len: number) =>
+      tar.toString("utf8", at + from, at + from + len).replace(/\0.*$/s, "");
     const size = Number.parseInt(field(124, 12), 8);
     let sum = 0;
     for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : (tar[at + i] as number);
     expect(Number.parseInt(field(148, 8), 8)).toBe(sum);
-    files.set(field(0, 100), { data: tar.subarray(at + 512, at + 512 + size), mode: Number.parseInt(field(100, 8), 8) });
+    files.set(field(0, 100), {
+      data: tar.subarray(at + 512, at + 512 + size),
+      mode: Number.parseInt(field(100, 8), 8),
+    });
     at += 512 + Math.ceil(size / 512) * 512;
   }
   return files;
@@ -62,7 +69,8 @@ const sample: Entry[] = [
 ];
 
 describe("archive writers", () => {
-  it("write a ZIP whose entries read back byte for byte, with their modes", () => {
+  it("write a ZIP whose entries read back byte for byte, with their modes", async () => {
+    const archive = await loadArchive();
     const files = readZip(archive.zipBuffer(sample));
     expect([...files.keys()]).toEqual(sample.map((e) => e.name));
     for (const e of sample) {
@@ -71,14 +79,16 @@ describe("archive writers", () => {
     }
   });
 
-  it("write a tar.gz whose entries read back byte for byte, executables kept executable", () => {
+  it("write a tar.gz whose entries read back byte for byte, executables kept executable", async () => {
+    const archive = await loadArchive();
     const files = readTarGz(archive.tarGzBuffer(sample));
     expect([...files.keys()]).toEqual(sample.map((e) => e.name));
     for (const e of sample) expect(files.get(e.name)?.data.equals(e.data), e.name).toBe(true);
     expect(files.get("install.sh")?.mode).toBe(0o755);
   });
 
-  it("are deterministic: the same input gives the same bytes", () => {
+  it("are deterministic: the same input gives the same bytes", async () => {
+    const archive = await loadArchive();
     expect(archive.zipBuffer(sample).equals(archive.zipBuffer(sample))).toBe(true);
     expect(archive.tarGzBuffer(sample).equals(archive.tarGzBuffer(sample))).toBe(true);
   });
@@ -88,7 +98,7 @@ describe("Functions deployment package", () => {
   const out = mkdtempSync(join(tmpdir(), "quiesce-package-"));
   let built: { zip: string; main: string };
   beforeAll(async () => {
-    built = await functionsPackager.packageFunctions(repoRoot, out);
+    built = await (await loadFunctionsPackager()).packageFunctions(repoRoot, out);
   }, 60_000);
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 

@@ -1,7 +1,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bicepFiles, declaration, infraDir, parseBicep, properties, rel, repoRoot, stringLiteral, stringLiterals } from "./bicep";
+import {
+  bicepFiles,
+  declaration,
+  infraDir,
+  parseBicep,
+  properties,
+  rel,
+  repoRoot,
+  stringLiteral,
+  stringLiterals,
+} from "./bicep";
 
 /**
  * Role definition ids are opaque GUIDs: a wrong one deploys a role assignment of some other role
@@ -14,7 +24,10 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 async function rolesInBicep(): Promise<Map<string, string>> {
   const tree = await parseBicep(join(infraDir, "shared", "roles.bicep"));
   return new Map(
-    properties(declaration(tree, "builtInRoles")).map(({ key, value }) => [key, stringLiteral(value) ?? value.text]),
+    properties(declaration(tree, "builtInRoles")).map(({ key, value }) => [
+      key,
+      stringLiteral(value) ?? value.text,
+    ]),
   );
 }
 
@@ -22,13 +35,19 @@ async function rolesInBicep(): Promise<Map<string, string>> {
 function rolesInDocs(): { name: string; id: string; key: string }[] {
   const doc = readFileSync(join(repoRoot, "docs", "deploy.md"), "utf8");
   const table = doc.split("<!-- role-table:start -->")[1]?.split("<!-- role-table:end -->")[0];
-  if (!table) throw new Error("docs/deploy.md has no <!-- role-table:start --> ... <!-- role-table:end --> table");
+  if (!table)
+    throw new Error(
+      "docs/deploy.md has no <!-- role-table:start --> ... <!-- role-table:end --> table",
+    );
   return table
     .split("\n")
     .filter((line) => line.startsWith("|") && !/^\|\s*-/.test(line))
     .slice(1) // header
     .map((line) => {
-      const [name, id, key] = line.split("|").slice(1, 4).map((c) => c.trim().replace(/`/g, ""));
+      const [name, id, key] = line
+        .split("|")
+        .slice(1, 4)
+        .map((c) => c.trim().replace(/`/g, ""));
       return { name: name ?? "", id: id ?? "", key: key ?? "" };
     });
 }
@@ -68,7 +87,9 @@ describe("role definition ids", () => {
     const text = bicepFiles()
       .map((f) => readFileSync(f, "utf8"))
       .join("\n");
-    const unused = [...(await rolesInBicep()).keys()].filter((key) => !text.includes(`builtInRoles.${key}`));
+    const unused = [...(await rolesInBicep()).keys()].filter(
+      (key) => !text.includes(`builtInRoles.${key}`),
+    );
     expect(unused).toEqual([]);
   });
 });

@@ -3,7 +3,15 @@ import { join } from "node:path";
 import { COORDINATOR_SETTING_NAMES, CoordinatorSettings } from "@quiesce/functions";
 import { RELAY_SETTING_NAMES, RelaySettings } from "@quiesce/relay";
 import { describe, expect, it } from "vitest";
-import { declaration, infraDir, parseBicep, properties, propertiesDeep, repoRoot, stringLiteral } from "./bicep";
+import {
+  declaration,
+  infraDir,
+  parseBicep,
+  properties,
+  propertiesDeep,
+  repoRoot,
+  stringLiteral,
+} from "./bicep";
 
 /**
  * The names in infra/ are the names the code reads: an app setting or extension setting with a
@@ -31,9 +39,18 @@ const REQUIRED_COORDINATOR = [
   "QUIESCE_ENTRA_AUDIENCE",
 ];
 // Secrets and local-only settings have no place in the Azure deployment.
-const FORBIDDEN_COORDINATOR = ["QUIESCE_STORAGE_CONNECTION_STRING", "QUIESCE_RELAY_KEY", "QUIESCE_OPERATOR_KEY"];
+const FORBIDDEN_COORDINATOR = [
+  "QUIESCE_STORAGE_CONNECTION_STRING",
+  "QUIESCE_RELAY_KEY",
+  "QUIESCE_OPERATOR_KEY",
+];
 
-const REQUIRED_RELAY = ["QUIESCE_COORDINATOR_URL", "QUIESCE_CLUSTER", "QUIESCE_AUTH_MODE", "QUIESCE_ENTRA_AUDIENCE"];
+const REQUIRED_RELAY = [
+  "QUIESCE_COORDINATOR_URL",
+  "QUIESCE_CLUSTER",
+  "QUIESCE_AUTH_MODE",
+  "QUIESCE_ENTRA_AUDIENCE",
+];
 
 async function settingsOf(file: string, name: string) {
   const tree = await parseBicep(join(infraDir, file));
@@ -49,7 +66,9 @@ function literalProblems(
     const literal = stringLiteral(value);
     const field = shape[key];
     if (literal === undefined || !field) return [];
-    return field.safeParse(literal).success ? [] : [`${key}: '${literal}' is refused by the schema`];
+    return field.safeParse(literal).success
+      ? []
+      : [`${key}: '${literal}' is refused by the schema`];
   });
 }
 
@@ -78,10 +97,15 @@ describe("coordinator app settings in infra/core/function-app.bicep", () => {
 
   it("sets every %SETTING% the Functions host resolves in trigger bindings", async () => {
     const keys = (await settingsOf("core/function-app.bicep", "appSettings")).map((s) => s.key);
-    const sources = readdirSync(join(repoRoot, "functions", "src"), { recursive: true, encoding: "utf8" })
+    const sources = readdirSync(join(repoRoot, "functions", "src"), {
+      recursive: true,
+      encoding: "utf8",
+    })
       .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
       .map((f) => readFileSync(join(repoRoot, "functions", "src", f), "utf8"));
-    const referenced = new Set(sources.flatMap((s) => [...s.matchAll(/"%([A-Za-z0-9_]+)%"/g)].map((m) => m[1] as string)));
+    const referenced = new Set(
+      sources.flatMap((s) => [...s.matchAll(/"%([A-Za-z0-9_]+)%"/g)].map((m) => m[1] as string)),
+    );
     expect(referenced.size).toBeGreaterThan(0);
     expect([...referenced].filter((k) => !keys.includes(k))).toEqual([]);
   });
@@ -99,7 +123,9 @@ describe("relay settings in infra/relay/extension.bicep", () => {
     expect(REQUIRED_RELAY.filter((k) => !keys.includes(k))).toEqual([]);
     expect(keys).not.toContain("QUIESCE_RELAY_KEY");
     expect(literalProblems(settings, RelaySettings.shape)).toEqual([]);
-    expect(settings.find((s) => s.key === "QUIESCE_AUTH_MODE")?.value.text).toBe("'managedIdentity'");
+    expect(settings.find((s) => s.key === "QUIESCE_AUTH_MODE")?.value.text).toBe(
+      "'managedIdentity'",
+    );
   });
 
   it("keeps the settings in protectedSettings only", async () => {

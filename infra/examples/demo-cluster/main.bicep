@@ -7,7 +7,7 @@
 //     -p coordinatorUrl=... entraAudience=... relayArtifactsUrl=.../relay/0.1.0 \
 //        storageAccountName=... storageResourceGroup=... sshPublicKey="$(cat ~/.ssh/id_ed25519.pub)"
 
-import { RelayConfig, RelayArtifacts, extensionProperties } from '../../relay/extension.bicep'
+import { extensionProperties } from '../../relay/extension.bicep'
 
 param location string = resourceGroup().location
 @description('Prefix of every resource name.')
@@ -89,7 +89,7 @@ var identity = {
   userAssignedIdentities: { '${downloadIdentity.id}': {} }
 }
 
-var availabilitySetCluster RelayConfig = {
+var availabilitySetCluster = {
   coordinatorUrl: coordinatorUrl
   cluster: '${prefix}-avset'
   entraAudience: entraAudience
@@ -97,7 +97,7 @@ var availabilitySetCluster RelayConfig = {
   recoverCommand: recoverCommand
   dryRun: dryRun
 }
-var scaleSetCluster RelayConfig = {
+var scaleSetCluster = {
   coordinatorUrl: coordinatorUrl
   cluster: '${prefix}-vmss'
   entraAudience: entraAudience
@@ -105,7 +105,7 @@ var scaleSetCluster RelayConfig = {
   recoverCommand: recoverCommand
   dryRun: dryRun
 }
-var artifacts RelayArtifacts = {
+var artifacts = {
   baseUrl: relayArtifactsUrl
   downloadIdentityClientId: downloadIdentity.properties.clientId
 }
