@@ -65,6 +65,19 @@ describe("IMDS request rules", () => {
     expect(res.status).toBe(400);
   });
 
+  it("answers 405 for other methods and 400 for an unknown instance api-version", async () => {
+    const put = await fetch(
+      `${sim.imdsUrl("web-0")}/metadata/scheduledevents?api-version=2020-07-01`,
+      {
+        method: "PUT",
+        headers: { Metadata: "true" },
+      },
+    );
+    expect(put.status).toBe(405);
+    expect((await getInstanceMetadata(sim.imdsUrl("web-0"), "2020-09-01")).status).toBe(200);
+    expect((await getInstanceMetadata(sim.imdsUrl("web-0"), "2099-01-01")).status).toBe(400);
+  });
+
   it("answers 404 for a VM the fabric does not have", async () => {
     const r = await getScheduledEvents(sim.imdsUrl("nobody"));
     expect(r.status).toBe(404);
