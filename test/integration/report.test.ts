@@ -140,6 +140,16 @@ describe("POST /api/relay/report", () => {
     }
   });
 
+  it("answers 503 with Retry-After when Table Storage cannot be reached", async () => {
+    const own = await startTestAzurite();
+    const c = await testCoordinator(own.connectionString);
+    await own.stop();
+    const res = await report(c, makeReport("web-0"));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(res.body.error).toMatch(/state store unavailable/);
+  });
+
   it("ignores a report with an older DocumentIncarnation and changes nothing", async () => {
     const c = await testCoordinator(azurite.connectionString);
     const ev = freezeEvent(["web-0"]);

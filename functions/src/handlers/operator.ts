@@ -8,7 +8,7 @@ import {
   policyFor,
 } from "@quiesce/shared";
 import { z } from "zod";
-import { counted, RetriesExhausted, withConflictRetry } from "../store";
+import { counted, isStorageUnavailable, RetriesExhausted, withConflictRetry } from "../store";
 import { authenticate, denied, type HandlerDeps } from "./deps";
 import { json, parseJson, problem, readBody } from "./http";
 import { eventDetail, findEvent } from "./status";
@@ -79,6 +79,8 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind) {
       if (e instanceof OperatorActionError)
         return problem(e.code === "notFound" ? 404 : 409, e.message);
       if (e instanceof RetriesExhausted) return problem(503, e.message, { "retry-after": "1" });
+      if (isStorageUnavailable(e))
+        return problem(503, "state store unavailable; retry shortly", { "retry-after": "5" });
       throw e;
     }
     context.info(`operator ${by}: ${kind} ${cluster}/${key}: ${reason}`);

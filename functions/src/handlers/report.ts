@@ -8,7 +8,13 @@ import {
   type ReportResponse,
 } from "@quiesce/shared";
 import { authorizeRelayForVm } from "../auth";
-import { counted, KeyTooLongError, RetriesExhausted, withConflictRetry } from "../store";
+import {
+  counted,
+  isStorageUnavailable,
+  KeyTooLongError,
+  RetriesExhausted,
+  withConflictRetry,
+} from "../store";
 import { authenticate, denied, type HandlerDeps } from "./deps";
 import { json, parseJson, problem, readBody } from "./http";
 
@@ -61,6 +67,12 @@ export function reportHandler(deps: HandlerDeps) {
         return problem(503, e.message, { "retry-after": "1" });
       }
       if (e instanceof KeyTooLongError) return problem(400, `invalid report: ${e.message}`);
+      if (isStorageUnavailable(e)) {
+        context.error(
+          `report ${report.cluster}/${report.vm.name}: state store unavailable: ${(e as Error).message}`,
+        );
+        return problem(503, "state store unavailable; retry shortly", { "retry-after": "5" });
+      }
       throw e;
     }
   };

@@ -37,6 +37,16 @@ export const TABLE_NAMES: readonly TableName[] = ["Members", "Events", "Readines
 
 const statusOf = (e: unknown): number | undefined => (e as { statusCode?: number }).statusCode;
 
+/**
+ * Table Storage unreachable, throttling (429) or failing (5xx): not the caller's fault, and
+ * likely to pass. Handlers answer 503 so relays retry instead of logging a server error.
+ */
+export function isStorageUnavailable(e: unknown): boolean {
+  if (!(e instanceof Error) || e.name !== "RestError") return false;
+  const status = statusOf(e);
+  return status === undefined || status === 429 || status >= 500;
+}
+
 export class CountedTable {
   constructor(
     private readonly client: TableClient,
