@@ -36,6 +36,10 @@ param deployerPrincipalType string = 'User'
 @description('Upper bound on Function instances.')
 param maximumInstanceCount int = 40
 
+@allowed([512, 2048, 4096])
+@description('Flex Consumption instance memory (MB); execution time is billed per GB-s of it.')
+param instanceMemoryMB int = 2048
+
 var tags = { 'azd-env-name': environmentName, application: 'quiesce' }
 // Deterministic per subscription + environment, so re-running `azd provision` updates in place.
 var token = toLower(uniqueString(subscription().id, environmentName, location))
@@ -110,6 +114,7 @@ module coordinator 'core/function-app.bicep' = {
     policyJson: policyJson
     sweepSchedule: sweepSchedule
     maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
   }
   // The host starts with its identity: give it its roles first.
   dependsOn: [roles]

@@ -37,7 +37,8 @@ param tablePrefix string = 'quiesce'
 @description('Upper bound on instances; the coordinator is stateless, so this only caps cost.')
 param maximumInstanceCount int = 40
 @allowed([512, 2048, 4096])
-param instanceMemoryMB int = 512
+@description('Instance memory. 2048 is available in every Flex Consumption region; 512 (where offered) bills a quarter of the GB-s and is plenty for the coordinator.')
+param instanceMemoryMB int = 2048
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: planName
