@@ -1,0 +1,152 @@
+import type { GroupRecord } from "../topology";
+import type { ChangeResources, JumpIncarnation, ScheduleEvent } from "./commands";
+import { defaultDescription, defaultDurationInSeconds, defaultNoticeSeconds } from "./defaults";
+import {
+  fail,
+  findEvent,
+  findVm,
+  ok,
+  publish,
+  removeEvent,
+  replaceActive,
+  resolveResources,
+  started,
+} from "./state";
+import type { FabricState, Instant, Outcome, SimEvent } from "./types";
+
+/** What Azure decides to do to a group's events, as the control API tells it. */
+
+export function scheduleEvent(
+  state: FabricState,
+  cmd: ScheduleEvent & { eventId: string },
+  at: Instant,
+): Outcome<SimEvent> {
+  if (findEvent(state, cmd.eventId)) return fail(409, `event ${cmd.eventId} already exists`);
+  let groupName = cmd.group;
+  if (groupName === undefined) {
+    const first = cmd.resources?.[0];
+    if (first === undefined) return fail(400, "give a group, resources, or both");
+    const vm = findVm(state, first);
+    if (!vm) return fail(400, `${first} is not a VM of this fabric`);
+    groupName = vm.group;
+  }
+  const group = state.groups[groupName];
+  if (!group) return fail(400, `no group ${groupName}`);
+  const names = cmd.resources ?? group.vms.filter((n) => !state.vms[n]?.deleted);
+  const resolved = resolveResources(state, group, names);
+  if (!resolved.ok) return fail(400, resolved.error);
+  if (resolved.resources.length === 0) return fail(400, `group ${group.name} has no live VM left`);
+
+  const durationInSeconds = cmd.durationInSeconds ?? defaultDurationInSeconds(cmd.eventType);
+  const startedForMs =
+    (cmd.startedSeconds ?? Math.max(durationInSeconds, state.options.minStartedSeconds)) * 1000;
+  const noticeMs = (cmd.noticeSeconds ?? defaultNoticeSeconds(cmd.eventType)) * 1000;
+  const base: SimEvent = {
+    eventId: cmd.eventId,
+    group: group.name,
+    eventType: cmd.eventType,
+    resources: resolved.resources,
+    eventSource: cmd.eventSource,
+    description: cmd.description ?? defaultDescription(cmd.eventType, cmd.eventSource),
+    durationInSeconds,
+    // NotBefore has whole-second precision on the wire; auto-start must match what VMs were shown.
+    notBeforeMs: cmd.startImmediately ? null : Math.ceil((at.simMs + noticeMs) / 1000) * 1000,
+    startedForMs,
+    requireAllApprovals: cmd.requireAllApprovals ?? state.options.requireAllApprovals,
+    phase: "Scheduled",
+    scheduledAt: at,
+    approvals: [],
+    resourcesHistory: [],
+  };
+  const event = cmd.startImmediately ? started(base, at, "hardwareFailure") : base;
+  let next: FabricState = { ...state, active: [...state.active, event] };
+  next = publish(
+    next,
+    group.name,
+    cmd.startImmediately
+      ? `hardware failure: ${event.eventId} ${event.eventType} Started without notice`
+      : `scheduled ${event.eventId} ${event.eventType}`,
+    at,
+  );
+  const incarnation = next.groups[group.name]?.incarnation ?? 0;
+  const recorded = {
+    ...event,
+    resourcesHistory: [{ incarnation, resources: event.resources, at }],
+  };
+  return ok(replaceActive(next, recorded), recorded);
+}
+
+/** Azure cancels rarely, and only while Scheduled: the event leaves the document, nothing happens. */
+export function cancelEvent(state: FabricState, eventId: string, at: Instant): Outcome<SimEvent> {
+  const e = findEvent(state, eventId);
+  if (!e) return fail(404, `no event ${eventId}`);
+  if (e.phase !== "Scheduled")
+    return fail(409, `event ${e.eventId} is ${e.phase}; only a Scheduled event can be cancelled`);
+  const next = publish(
+    removeEvent(state, e, "cancelled", at),
+    e.group,
+    `cancelled ${e.eventId}`,
+    at,
+  );
+  return ok(next, findEvent(next, e.eventId) as SimEvent);
+}
+
+/** The fabric decides to go now (as if NotBefore had passed), whatever the approvals. */
+export function startEventNow(state: FabricState, eventId: string, at: Instant): Outcome<SimEvent> {
+  const e = findEvent(state, eventId);
+  if (!e) return fail(404, `no event ${eventId}`);
+  if (e.phase !== "Scheduled") return fail(409, `event ${e.eventId} is ${e.phase}, not Scheduled`);
+  const next = publish(
+    replaceActive(state, started(e, at, "control")),
+    e.group,
+    `started ${e.eventId} by control`,
+    at,
+  );
+  return ok(next, findEvent(next, e.eventId) as SimEvent);
+}
+
+export function changeResources(
+  state: FabricState,
+  cmd: ChangeResources,
+  at: Instant,
+): Outcome<SimEvent> {
+  const e = findEvent(state, cmd.eventId);
+  if (!e) return fail(404, `no event ${cmd.eventId}`);
+  if (e.phase === "Removed") return fail(409, `event ${e.eventId} already left the document`);
+  const group = state.groups[e.group] as GroupRecord;
+  const resolved = resolveResources(state, group, cmd.resources);
+  if (!resolved.ok) return fail(400, resolved.error);
+  let next = replaceActive(state, { ...e, resources: resolved.resources });
+  next = publish(
+    next,
+    e.group,
+    `Resources of ${e.eventId} changed to ${resolved.resources.join(",")}`,
+    at,
+  );
+  const incarnation = next.groups[e.group]?.incarnation ?? 0;
+  const changed = findEvent(next, e.eventId) as SimEvent;
+  const recorded = {
+    ...changed,
+    resourcesHistory: [
+      ...changed.resourcesHistory,
+      { incarnation, resources: resolved.resources, at },
+    ],
+  };
+  return ok(replaceActive(next, recorded), recorded);
+}
+
+/** Azure's incarnation can skip numbers (changes a VM never observed); the events stay the same. */
+export function jumpIncarnation(
+  state: FabricState,
+  cmd: JumpIncarnation,
+  at: Instant,
+): Outcome<number> {
+  const g = state.groups[cmd.group];
+  if (!g) return fail(404, `no group ${cmd.group}`);
+  const jumped: FabricState = {
+    ...state,
+    groups: { ...state.groups, [g.name]: { ...g, incarnation: g.incarnation + cmd.by - 1 } },
+  };
+  const next = publish(jumped, g.name, `incarnation jumped by ${cmd.by}`, at);
+  return ok(next, next.groups[g.name]?.incarnation ?? 0);
+}
