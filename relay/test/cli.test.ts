@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { relayBuildOptions } from "../scripts/build-options.mjs";
 import { RelayState } from "../src/core/state";
 import { CoordinatorStandIn } from "./support/coordinatorStandIn";
 import { RELAY_KEY, scheduled } from "./support/harness";
@@ -16,16 +17,7 @@ describe("relay CLI (single-file bundle)", () => {
   beforeAll(async () => {
     out = await tempDir();
     bundle = join(out.path, "quiesce-relay.js");
-    await build({
-      entryPoints: [resolve(__dirname, "../src/cli.ts")],
-      outfile: bundle,
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      format: "cjs",
-      alias: { "@quiesce/shared": resolve(__dirname, "../../shared/src/index.ts") },
-      logLevel: "error",
-    });
+    await build({ ...relayBuildOptions({ outfile: bundle }), logLevel: "error" });
   });
   afterAll(async () => {
     await out.remove();
@@ -124,6 +116,49 @@ describe("relay CLI (single-file bundle)", () => {
         ]),
       );
       expect(stdout).not.toContain(RELAY_KEY);
+    });
+
+    it("in managedIdentity mode authenticates with the token of the VM's managed identity", async () => {
+      // A loopback managed-identity endpoint (the App Service form @azure/identity picks up from
+      // IDENTITY_ENDPOINT/IDENTITY_HEADER): proves the identity code embedded in the bundle loads,
+      // asks for the audience, and that the token reaches the coordinator.
+      const tokenRequests: string[] = [];
+      const { createServer } = await import("node:http");
+      const identity = createServer((req, res) => {
+        tokenRequests.push(`${req.url} ${req.headers["x-identity-header"]}`);
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            access_token: "vm-token-1",
+            expires_on: String(Math.floor(Date.now() / 1000) + 3600),
+            resource: "api://quiesce",
+            token_type: "Bearer",
+          }),
+        );
+      });
+      await new Promise<void>((r) => identity.listen(0, "127.0.0.1", r));
+      try {
+        const port = (identity.address() as { port: number }).port;
+        child = spawn(process.execPath, [bundle], {
+          env: {
+            PATH: process.env.PATH ?? "",
+            QUIESCE_COORDINATOR_URL: coordinator.url,
+            QUIESCE_CLUSTER: "test",
+            QUIESCE_ENTRA_AUDIENCE: "api://quiesce",
+            QUIESCE_IMDS_URL: imds.url,
+            QUIESCE_STATE_FILE: join(dir.path, "state.json"),
+            IDENTITY_ENDPOINT: `http://127.0.0.1:${port}/token`,
+            IDENTITY_HEADER: "header-secret",
+          },
+          stdio: ["ignore", "ignore", "inherit"],
+        });
+        await waitFor("a report", () => coordinator.reports.length > 0);
+        expect(coordinator.authorizations[0]).toBe("Bearer vm-token-1");
+        expect(tokenRequests[0]).toMatch(/resource=api%3A%2F%2Fquiesce.* header-secret$/);
+      } finally {
+        identity.closeAllConnections();
+        await new Promise((r) => identity.close(r));
+      }
     });
   });
 });

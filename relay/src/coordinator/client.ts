@@ -1,5 +1,5 @@
 import { describeZodError, type RelayReport, ReportResponse } from "@quiesce/shared";
-import { Agent, request } from "undici";
+import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
 import type { TokenSource } from "./auth";
 
@@ -7,11 +7,9 @@ export type ReportOutcome =
   | { ok: true; response: ReportResponse }
   | { ok: false; error: string; status?: number };
 
-const MAX_BODY = 1024 * 1024;
-
 /** POSTs a RelayReport to the coordinator and parses its answer; one attempt (the loop retries). */
 export class CoordinatorClient {
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 1 });
+  private readonly agents = keepAliveAgents(1);
   private readonly url: string;
 
   constructor(
@@ -25,41 +23,34 @@ export class CoordinatorClient {
   async report(report: RelayReport, signal?: AbortSignal): Promise<ReportOutcome> {
     try {
       const token = await this.tokens.token();
-      const res = await request(this.url, {
+      const res = await httpRequest({
         method: "POST",
+        url: this.url,
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify(report),
-        dispatcher: this.agent,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        timeoutMs: this.timeoutMs,
         signal,
+        agents: this.agents,
       });
-      let size = 0;
-      const chunks: Buffer[] = [];
-      for await (const chunk of res.body) {
-        size += chunk.length;
-        if (size > MAX_BODY) throw new Error("coordinator answer too large");
-        chunks.push(chunk as Buffer);
-      }
-      const text = Buffer.concat(chunks).toString("utf8");
-      if (res.statusCode < 200 || res.statusCode > 299) {
+      const text = res.body;
+      if (res.status < 200 || res.status > 299) {
         return {
           ok: false,
-          status: res.statusCode,
-          error: `HTTP ${res.statusCode}: ${text.slice(0, 300)}`,
+          status: res.status,
+          error: `HTTP ${res.status}: ${text.slice(0, 300)}`,
         };
       }
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch {
-        return { ok: false, status: res.statusCode, error: "answer is not JSON" };
+        return { ok: false, status: res.status, error: "answer is not JSON" };
       }
       const parsed = ReportResponse.safeParse(json);
       if (!parsed.success) {
         return {
           ok: false,
-          status: res.statusCode,
+          status: res.status,
           error: `answer malformed: ${describeZodError(parsed.error)}`,
         };
       }
@@ -70,6 +61,6 @@ export class CoordinatorClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    this.agents.destroy();
   }
 }

@@ -6,8 +6,8 @@ import {
   type VmIdentity,
   vmIdentityFromInstanceMetadata,
 } from "@quiesce/shared";
-import { Agent, request } from "undici";
 import { delay, jitter } from "../clock";
+import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
 import { Pacer } from "./pacer";
 
@@ -37,11 +37,9 @@ type Attempt = { status: number; body: string; etag?: string } | { error: string
 const retriable = (a: Attempt) =>
   "error" in a || a.status === 410 || a.status === 429 || (a.status >= 500 && a.status <= 599);
 
-const MAX_BODY = 1024 * 1024;
-
 /** The IMDS side of the relay: Scheduled Events GET/POST and instance metadata. */
 export class ImdsClient {
-  private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 2 });
+  private readonly agents = keepAliveAgents(2);
   private readonly pacer: Pacer;
   private etag: string | undefined;
   private answered = false;
@@ -132,7 +130,7 @@ export class ImdsClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    this.agents.destroy();
   }
 
   private async withRetry(
@@ -170,39 +168,25 @@ export class ImdsClient {
     await this.pacer.slot(signal);
     if (signal?.aborted) return { error: "aborted" };
     try {
-      const res = await request(url, {
+      const res = await httpRequest({
         method,
+        url,
         headers,
         body,
-        dispatcher: this.agent,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        timeoutMs,
         signal,
+        agents: this.agents,
       });
-      const text = await readBounded(res.body);
       const etag = res.headers.etag;
       return {
-        status: res.statusCode,
-        body: text,
+        status: res.status,
+        body: res.body,
         etag: typeof etag === "string" ? etag : undefined,
       };
     } catch (e) {
       return { error: errorText(e) };
     }
   }
-}
-
-async function readBounded(
-  body: AsyncIterable<Buffer> & { destroy?: () => void },
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_BODY) throw new Error(`IMDS answer larger than ${MAX_BODY} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 function safeJson(text: string): unknown {
