@@ -28,7 +28,7 @@ export const CoordinatorSettings = z
     QUIESCE_STORAGE_CONNECTION_STRING: z.string().min(1).optional(),
     /** Table endpoint reached with the app's managed identity, e.g. https://acct.table.core.windows.net */
     QUIESCE_TABLE_ENDPOINT: z.url().optional(),
-    /** Client id of a user-assigned identity for storage; system-assigned when absent. */
+    /** Client id of the app's user-assigned identity (storage, Graph); system-assigned when absent. */
     QUIESCE_STORAGE_CLIENT_ID: z.string().min(1).optional(),
     /** Prefix of the four table names (members, events, readiness, history). */
     QUIESCE_TABLE_PREFIX: z
@@ -44,6 +44,8 @@ export const CoordinatorSettings = z
     QUIESCE_ENTRA_JWKS_URL: z.url().optional(),
     /** Override of accepted issuers, comma-separated (defaults to the tenant's v1 and v2 issuers). */
     QUIESCE_ENTRA_ISSUERS: z.string().min(1).optional(),
+    /** Microsoft Graph endpoint used to find the VM behind a relay's managed identity. */
+    QUIESCE_GRAPH_URL: z.url().default("https://graph.microsoft.com"),
     /** App role a relay's identity must hold. */
     QUIESCE_RELAY_ROLE: z.string().min(1).default("Quiesce.Relay"),
     /** App role for the status API (read). */
