@@ -4,10 +4,12 @@
 #   sudo ./install.sh --settings-base64 <b64>      settings as base64 JSON (VM extension)
 #   sudo ./install.sh                              keep /etc/quiesce-relay/relay.json as it is
 # Options: --from DIR (where the artifacts are; default: this script's folder), --no-start.
+# DESTDIR=/some/root installs under that root instead of / (packaging and tests; no root needed).
 # Artifacts used from DIR: quiesce-relay (single executable, preferred) or quiesce-relay.js
 # (single-file bundle, needs node >= 20 on PATH), and quiesce-relay.service.
 set -eu
 
+D=${DESTDIR:-}
 PREFIX=/opt/quiesce-relay
 CONF_DIR=/etc/quiesce-relay
 CONF="$CONF_DIR/relay.json"
@@ -29,44 +31,46 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-[ "$(id -u)" = 0 ] || die "run as root"
+[ -n "$D" ] || [ "$(id -u)" = 0 ] || die "run as root"
 command -v systemctl >/dev/null || die "systemd is required"
 [ -f "$FROM/quiesce-relay.service" ] || die "quiesce-relay.service not found in $FROM"
 
 umask 077
-mkdir -p "$PREFIX" "$CONF_DIR" /var/lib/quiesce-relay
-chmod 755 "$PREFIX"
+mkdir -p "$D$PREFIX" "$D$CONF_DIR" "$D/var/lib/quiesce-relay" "$D$(dirname "$UNIT")"
+chmod 755 "$D$PREFIX"
 
 # The executable: the standalone one if shipped, else the bundle run by the system's node.
 if [ -f "$FROM/quiesce-relay" ]; then
-  install -m 755 "$FROM/quiesce-relay" "$PREFIX/quiesce-relay.new"
-  mv -f "$PREFIX/quiesce-relay.new" "$PREFIX/quiesce-relay"
+  install -m 755 "$FROM/quiesce-relay" "$D$PREFIX/quiesce-relay.new"
+  mv -f "$D$PREFIX/quiesce-relay.new" "$D$PREFIX/quiesce-relay"
   EXEC="$PREFIX/quiesce-relay"
+  RUN="$D$PREFIX/quiesce-relay"
 elif [ -f "$FROM/quiesce-relay.js" ]; then
   NODE=$(command -v node) || die "quiesce-relay.js needs node >= 20 on PATH (or ship the quiesce-relay executable)"
   MAJOR=$("$NODE" -p 'process.versions.node.split(".")[0]')
   [ "$MAJOR" -ge 20 ] || die "node $MAJOR found; the relay needs node >= 20"
-  install -m 644 "$FROM/quiesce-relay.js" "$PREFIX/quiesce-relay.js"
+  install -m 644 "$FROM/quiesce-relay.js" "$D$PREFIX/quiesce-relay.js"
   EXEC="$NODE $PREFIX/quiesce-relay.js"
+  RUN="$NODE $D$PREFIX/quiesce-relay.js"
 else
   die "neither quiesce-relay nor quiesce-relay.js found in $FROM"
 fi
 
 # Settings: the file holds the relay key or hook commands, so root-only.
 if [ -n "$CONFIG_FILE" ]; then
-  install -m 600 "$CONFIG_FILE" "$CONF.new" && mv -f "$CONF.new" "$CONF"
+  install -m 600 "$CONFIG_FILE" "$D$CONF.new" && mv -f "$D$CONF.new" "$D$CONF"
 elif [ -n "$SETTINGS_B64" ]; then
-  printf '%s' "$SETTINGS_B64" | base64 -d > "$CONF.new" || die "--settings-base64 is not base64"
-  chmod 600 "$CONF.new" && mv -f "$CONF.new" "$CONF"
+  printf '%s' "$SETTINGS_B64" | base64 -d > "$D$CONF.new" || die "--settings-base64 is not base64"
+  chmod 600 "$D$CONF.new" && mv -f "$D$CONF.new" "$D$CONF"
 fi
-[ -f "$CONF" ] || die "no settings: pass --config FILE or --settings-base64, or create $CONF"
+[ -f "$D$CONF" ] || die "no settings: pass --config FILE or --settings-base64, or create $CONF"
 
 # Refuse to install a relay that would not start: the message names the bad setting.
 # shellcheck disable=SC2086
-$EXEC --config "$CONF" --check-config >/dev/null || die "settings in $CONF are invalid (see above)"
+$RUN --config "$D$CONF" --check-config >/dev/null || die "settings in $CONF are invalid (see above)"
 
-sed "s#@EXEC@#$EXEC#" "$FROM/quiesce-relay.service" > "$UNIT.new"
-chmod 644 "$UNIT.new" && mv -f "$UNIT.new" "$UNIT"
+sed "s#@EXEC@#$EXEC#" "$FROM/quiesce-relay.service" > "$D$UNIT.new"
+chmod 644 "$D$UNIT.new" && mv -f "$D$UNIT.new" "$D$UNIT"
 systemctl daemon-reload
 systemctl enable quiesce-relay.service >/dev/null
 if [ "$START" = 1 ]; then

@@ -1,0 +1,114 @@
+import { spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join, resolve } from "node:path";
+import { build } from "esbuild";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { relayBuildOptions } from "../scripts/build-options.mjs";
+import { tempDir } from "./support/wait";
+
+/**
+ * The Linux install and uninstall scripts, run for real under DESTDIR with a systemctl stand-in
+ * that records its calls (the test machine has no systemd, and must not be changed).
+ */
+describe("Linux install.sh / uninstall.sh", () => {
+  const linux = resolve(__dirname, "../packaging/linux");
+  let work: Awaited<ReturnType<typeof tempDir>>;
+  let from = "";
+  let stubs = "";
+  let root = "";
+  const settings = {
+    QUIESCE_COORDINATOR_URL: "https://func-quiesce.azurewebsites.net",
+    QUIESCE_CLUSTER: "web",
+    QUIESCE_ENTRA_AUDIENCE: "api://quiesce",
+    QUIESCE_DRY_RUN: true,
+  };
+  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64");
+
+  beforeAll(async () => {
+    work = await tempDir();
+    from = join(work.path, "artifacts");
+    stubs = join(work.path, "bin");
+    mkdirSync(from);
+    mkdirSync(stubs);
+    await build({
+      ...relayBuildOptions({ outfile: join(from, "quiesce-relay.js") }),
+      logLevel: "error",
+    });
+    for (const f of ["install.sh", "uninstall.sh", "quiesce-relay.service"])
+      copyFileSync(join(linux, f), join(from, f));
+    writeFileSync(
+      join(stubs, "systemctl"),
+      `#!/bin/sh\necho "$*" >> "${work.path}/systemctl.log"\n`,
+      { mode: 0o755 },
+    );
+  });
+  afterAll(async () => {
+    await work.remove();
+  });
+  let n = 0;
+  beforeEach(() => {
+    root = join(work.path, `root-${n++}`);
+    writeFileSync(join(work.path, "systemctl.log"), "");
+  });
+
+  const sh = (script: string, ...args: string[]) =>
+    spawnSync("sh", [join(from, script), ...args], {
+      encoding: "utf8",
+      env: { PATH: `${stubs}:${process.env.PATH}`, DESTDIR: root },
+    });
+
+  it("installs the bundle, the settings (root-only) and the unit, then enables and starts the service", () => {
+    const r = sh("install.sh", "--from", from, "--settings-base64", b64(settings));
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(existsSync(join(root, "opt/quiesce-relay/quiesce-relay.js"))).toBe(true);
+    const conf = join(root, "etc/quiesce-relay/relay.json");
+    expect(JSON.parse(readFileSync(conf, "utf8"))).toEqual(settings);
+    expect(statSync(conf).mode & 0o777).toBe(0o600);
+    const unit = readFileSync(join(root, "etc/systemd/system/quiesce-relay.service"), "utf8");
+    expect(unit).toContain(
+      `ExecStart=${process.execPath} /opt/quiesce-relay/quiesce-relay.js --config /etc/quiesce-relay/relay.json`,
+    );
+    expect(unit).toContain("Restart=always");
+    expect(readFileSync(join(work.path, "systemctl.log"), "utf8").trim().split("\n")).toEqual([
+      "daemon-reload",
+      "enable quiesce-relay.service",
+      "restart quiesce-relay.service",
+    ]);
+  });
+
+  it("refuses settings the relay would refuse, naming the setting, and installs no unit", () => {
+    const r = sh(
+      "install.sh",
+      "--from",
+      from,
+      "--settings-base64",
+      b64({ ...settings, QUIESCE_CLUSTER: "not valid!" }),
+    );
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/QUIESCE_CLUSTER/);
+    expect(existsSync(join(root, "etc/systemd/system/quiesce-relay.service"))).toBe(false);
+  });
+
+  it("uninstalls, keeping settings and state unless asked to purge", () => {
+    expect(
+      sh("install.sh", "--from", from, "--settings-base64", b64(settings), "--no-start").status,
+    ).toBe(0);
+    expect(sh("uninstall.sh").status).toBe(0);
+    expect(existsSync(join(root, "opt/quiesce-relay"))).toBe(false);
+    expect(existsSync(join(root, "etc/systemd/system/quiesce-relay.service"))).toBe(false);
+    expect(existsSync(join(root, "etc/quiesce-relay/relay.json"))).toBe(true);
+    expect(sh("uninstall.sh", "--purge").status).toBe(0);
+    expect(existsSync(join(root, "etc/quiesce-relay"))).toBe(false);
+    expect(readFileSync(join(work.path, "systemctl.log"), "utf8")).toContain(
+      "disable --now quiesce-relay.service",
+    );
+  });
+});
