@@ -81,8 +81,8 @@ var hostSettings = {
   AzureWebJobsStorage__tableServiceUri: tableEndpoint
   APPLICATIONINSIGHTS_CONNECTION_STRING: applicationInsightsConnectionString
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
-  // Azure SDK credentials (DefaultAzureCredential, e.g. the Graph lookup of relay identities)
-  // pick the user-assigned identity by this; the app has no system-assigned one.
+  // Any DefaultAzureCredential in the app picks the user-assigned identity by this (the app has
+  // no system-assigned one); the coordinator itself uses QUIESCE_STORAGE_CLIENT_ID.
   AZURE_CLIENT_ID: identityClientId
 }
 

@@ -20,8 +20,12 @@ import {
 import { join, relative } from "node:path";
 import { entriesOf, writeTarGz, writeZip } from "./archive.mjs";
 
-/** @param {string} root @param {string} out @param {{ sea: boolean }} options */
-export function packageRelay(root, out, { sea }) {
+/**
+ * @param {string} root @param {string} out
+ * @param {{ sea: boolean, windowsExe?: string }} options windowsExe: a quiesce-relay.exe built on
+ *   Windows (docs/relay.md); install.ps1 prefers it to quiesce-relay.js + the VM's node.exe
+ */
+export function packageRelay(root, out, { sea, windowsExe }) {
   const version = JSON.parse(readFileSync(join(root, "relay", "package.json"), "utf8")).version;
   execFileSync(
     process.execPath,
@@ -49,6 +53,8 @@ export function packageRelay(root, out, { sea }) {
   if (sea && existsSync(exe))
     linux.push({ name: "quiesce-relay", data: readFileSync(exe), mode: 0o755 });
   const windows = [js, ...packaged("windows")];
+  if (windowsExe)
+    windows.push({ name: "quiesce-relay.exe", data: readFileSync(windowsExe), mode: 0o755 });
 
   const stage = join(out, "relay");
   rmSync(stage, { recursive: true, force: true });
