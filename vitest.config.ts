@@ -10,6 +10,7 @@ export default defineConfig({
       "@quiesce/functions": src("functions"),
       "@quiesce/relay": src("relay"),
       "@quiesce/fabric-simulator": src("fabric-simulator"),
+      "@quiesce/demo": src("demo"),
     },
   },
   test: {

@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type FabricSimulator,
+  type SimClock,
+  startFabricSimulator,
+  type TopologyInput,
+} from "@quiesce/fabric-simulator";
+import {
+  type AzuriteHandle,
+  type LocalCoordinator,
+  startAzurite,
+  startLocalCoordinator,
+} from "@quiesce/functions";
+import {
+  type Logger,
+  parseRelaySettings,
+  type RelayHandle,
+  type RelayOptions,
+  type RelaySettingsInput,
+  silentLogger,
+  startRelay,
+} from "@quiesce/relay";
+import { StatusClient } from "./statusClient";
+
+/**
+ * The whole system on one machine, every part real: Azurite (Table Storage), the coordinator's
+ * handlers behind the local HTTP host, the fabric simulator playing Azure, and one relay loop per
+ * simulated VM talking to both over loopback sockets. `npm start`, the end-to-end tests and the
+ * benchmarks all stand on this.
+ */
+
+export interface LocalClusterOptions {
+  cluster?: string;
+  topology?: TopologyInput;
+  /** Simulated seconds per real second in the fabric (a 15-minute notice in 15 s at 60). */
+  timeScale?: number;
+  fabricClock?: SimClock;
+  /** QUIESCE_POLICY for the coordinator (JSON object: {default, clusters}). */
+  policy?: unknown;
+  /** Extra coordinator settings (QUIESCE_*). */
+  coordinatorSettings?: Record<string, string>;
+  /** How often the coordinator sweeps (ms). */
+  sweepIntervalMs?: number;
+  /** Where Azurite keeps data; in memory when absent. */
+  azuriteLocation?: string;
+  /** Where the local shared keys live; fresh keys when absent. */
+  keysDir?: string;
+  /** Coordinator port (0: a free one). */
+  port?: number;
+  /** VMs that get a relay; every VM of the topology when absent (others stay unmanaged). */
+  relayVms?: string[];
+  /** Relay settings for every relay (hooks, poll interval...), on top of the wiring. */
+  relaySettings?: Partial<RelaySettingsInput>;
+  /** Per-VM relay settings. */
+  relaySettingsFor?: (vm: string) => Partial<RelaySettingsInput>;
+  relayOptions?: RelayOptions;
+  relayLogger?: (vm: string) => Logger;
+  coordinatorLog?: (level: string, message: string) => void;
+}
+
+export interface LocalCluster {
+  readonly cluster: string;
+  readonly fabric: FabricSimulator;
+  readonly coordinatorUrl: string;
+  readonly relayKey: string;
+  readonly operatorKey: string;
+  readonly status: StatusClient;
+  readonly relays: ReadonlyMap<string, RelayHandle>;
+  startRelay(vm: string): Promise<RelayHandle>;
+  stopRelay(vm: string): Promise<void>;
+  /** Stops the coordinator (state stays in Azurite) and starts it again on the same port. */
+  restartCoordinator(): Promise<void>;
+  stopCoordinator(): Promise<void>;
+  startCoordinator(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<LocalCluster> {
+  const cluster = o.cluster ?? "demo";
+  const stateDir = mkdtempSync(join(tmpdir(), "quiesce-relays-"));
+  const keysDir = o.keysDir ?? mkdtempSync(join(tmpdir(), "quiesce-keys-"));
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanup = async () => {
+    for (const c of cleanups.reverse()) await c();
+  };
+  try {
+    const azurite: AzuriteHandle = await startAzurite(
+      o.azuriteLocation ? { location: o.azuriteLocation } : {},
+    );
+    cleanups.push(() => azurite.stop());
+    cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
+    if (!o.keysDir) cleanups.push(() => rmSync(keysDir, { recursive: true, force: true }));
+
+    const coordinatorSettings: Record<string, string> = {
+      ...(o.policy === undefined ? {} : { QUIESCE_POLICY: JSON.stringify(o.policy) }),
+      ...o.coordinatorSettings,
+    };
+    let port = o.port ?? 0;
+    let coordinator: LocalCoordinator | undefined;
+    const startCoordinator = async () => {
+      coordinator = await startLocalCoordinator({
+        port,
+        connectionString: azurite.connectionString,
+        keysDir,
+        settings: coordinatorSettings,
+        ...(o.sweepIntervalMs !== undefined ? { sweepIntervalMs: o.sweepIntervalMs } : {}),
+        ...(o.coordinatorLog ? { log: o.coordinatorLog } : {}),
+      });
+      port = coordinator.port; // restarts come back on the same port, where the relays point
+    };
+    const stopCoordinator = async () => {
+      await coordinator?.stop();
+      coordinator = undefined;
+    };
+    await startCoordinator();
+    cleanups.push(stopCoordinator);
+    const first = coordinator as unknown as LocalCoordinator;
+
+    const fabric = await startFabricSimulator({
+      ...(o.topology ? { topology: o.topology } : {}),
+      ...(o.fabricClock ? { clock: o.fabricClock } : { timeScale: o.timeScale ?? 1 }),
+    });
+    cleanups.push(() => fabric.stop());
+
+    const relays = new Map<string, RelayHandle>();
+    const startOne = async (vm: string) => {
+      const settings = parseRelaySettings({
+        QUIESCE_COORDINATOR_URL: first.url,
+        QUIESCE_CLUSTER: cluster,
+        QUIESCE_AUTH_MODE: "sharedKey",
+        QUIESCE_RELAY_KEY: first.relayKey,
+        QUIESCE_IMDS_URL: fabric.imdsUrl(vm),
+        QUIESCE_STATE_FILE: join(stateDir, `${vm}.json`),
+        QUIESCE_LOG_LEVEL: "warn",
+        ...o.relaySettings,
+        ...o.relaySettingsFor?.(vm),
+      });
+      const handle = await startRelay(settings, {
+        logger: o.relayLogger?.(vm) ?? silentLogger,
+        ...o.relayOptions,
+      });
+      relays.set(vm, handle);
+      return handle;
+    };
+    const stopOne = async (vm: string) => {
+      await relays.get(vm)?.stop();
+      relays.delete(vm);
+    };
+    cleanups.push(async () => {
+      await Promise.all([...relays.keys()].map(stopOne));
+    });
+    await Promise.all((o.relayVms ?? fabric.vmNames()).map(startOne));
+
+    return {
+      cluster,
+      fabric,
+      coordinatorUrl: first.url,
+      relayKey: first.relayKey,
+      operatorKey: first.operatorKey,
+      status: new StatusClient(first.url, first.operatorKey),
+      relays,
+      startRelay: startOne,
+      stopRelay: stopOne,
+      stopCoordinator,
+      startCoordinator,
+      async restartCoordinator() {
+        await stopCoordinator();
+        await startCoordinator();
+      },
+      stop: cleanup,
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}
