@@ -24,6 +24,10 @@ const seconds = Number(arg("--seconds", "60"));
 const useEtag = process.argv.includes("--etag");
 // Extra node flags for the relay process, e.g. --node-args "--max-semi-space-size=1".
 const nodeArgs = (arg("--node-args", "") ?? "").split(" ").filter(Boolean);
+// Extra environment for the relay process, e.g. --env MALLOC_ARENA_MAX=2 (repeatable).
+const extraEnv = Object.fromEntries(
+  process.argv.flatMap((a, i) => (a === "--env" ? [process.argv[i + 1].split("=")] : [])),
+);
 const WARMUP_MS = 5_000;
 
 const work = mkdtempSync(join(tmpdir(), "quiesce-bench-"));
@@ -87,6 +91,7 @@ const child = spawn(process.execPath, [...nodeArgs, bundle], {
     QUIESCE_POLL_INTERVAL_MS: "1000",
     QUIESCE_STATE_FILE: join(work, "state.json"),
     QUIESCE_LOG_LEVEL: "info",
+    ...extraEnv,
   },
   stdio: ["ignore", "ignore", "inherit"],
 });
@@ -132,6 +137,7 @@ const result = {
   artifact: "single-file bundle (esbuild, minified) run by node",
   imdsAnswers: useEtag ? "ETag/304" : "200 with the full document every poll (no ETag)",
   nodeArgs: nodeArgs.join(" "),
+  env: extraEnv,
   pollIntervalMs: 1000,
   warmupSeconds: WARMUP_MS / 1000,
   measuredSeconds: round(wall, 1),

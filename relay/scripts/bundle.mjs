@@ -2,16 +2,13 @@
 // Builds the relay for installation on VMs:
 //   dist-bundle/quiesce-relay.js          one file, runs with `node`, needs no node_modules
 //   dist-bundle/quiesce-relay-linux-x64   (with --sea, on Linux x64) a Node single executable
-//   dist-bundle/quiesce-relay-linux.tar.gz + install-extension.sh      (with --package)
-//   dist-bundle/quiesce-relay-windows.zip  + install-extension.ps1     (with --package)
-// Usage: node relay/scripts/bundle.mjs [--sea] [--package] [--windows-exe PATH]
-//   --windows-exe: a quiesce-relay.exe built on Windows (see docs/relay.md) to put in the zip;
-//   without it the zip carries quiesce-relay.js and the installer uses the VM's node.exe.
+// Usage: node relay/scripts/bundle.mjs [--sea]
+// The VM extension archives are made from these and relay/packaging/ by `npm run package`
+// (scripts/package/relay.mjs).
 import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
-  existsSync,
   mkdirSync,
   readFileSync,
   rmSync,
@@ -37,61 +34,6 @@ chmodSync(bundle, 0o755);
 console.log(`bundle: ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB)`);
 
 if (process.argv.includes("--sea")) buildSea();
-if (process.argv.includes("--package")) buildPackages();
-
-/** The archives infra/relay/extension.bicep's Custom Script extensions download. */
-function buildPackages() {
-  const pkg = join(relayDir, "packaging");
-  const stage = (name, files) => {
-    const dir = join(outDir, name);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir);
-    for (const [from, to] of files) copyFileSync(from, join(dir, to));
-    return dir;
-  };
-  const linux = [
-    [bundle, "quiesce-relay.js"],
-    [join(pkg, "linux", "install.sh"), "install.sh"],
-    [join(pkg, "linux", "uninstall.sh"), "uninstall.sh"],
-    [join(pkg, "linux", "quiesce-relay.service"), "quiesce-relay.service"],
-  ];
-  const sea = join(outDir, "quiesce-relay-linux-x64");
-  if (existsSync(sea)) linux.push([sea, "quiesce-relay"]);
-  const linuxDir = stage("linux", linux);
-  for (const f of ["install.sh", "uninstall.sh", "quiesce-relay.js"])
-    chmodSync(join(linuxDir, f), 0o755);
-  if (existsSync(join(linuxDir, "quiesce-relay")))
-    chmodSync(join(linuxDir, "quiesce-relay"), 0o755);
-  execFileSync("tar", ["-czf", join(outDir, "quiesce-relay-linux.tar.gz"), "-C", linuxDir, "."], {
-    stdio: "inherit",
-  });
-  copyFileSync(join(pkg, "linux", "install-extension.sh"), join(outDir, "install-extension.sh"));
-
-  const windows = [
-    [bundle, "quiesce-relay.js"],
-    [join(pkg, "windows", "install.ps1"), "install.ps1"],
-    [join(pkg, "windows", "uninstall.ps1"), "uninstall.ps1"],
-    [join(pkg, "windows", "run-relay.ps1"), "run-relay.ps1"],
-  ];
-  const i = process.argv.indexOf("--windows-exe");
-  if (i >= 0 && process.argv[i + 1])
-    windows.push([resolve(process.argv[i + 1]), "quiesce-relay.exe"]);
-  const windowsDir = stage("windows", windows);
-  const zip = join(outDir, "quiesce-relay-windows.zip");
-  rmSync(zip, { force: true });
-  execFileSync("zip", ["-q", "-j", zip, ...windows.map(([, to]) => join(windowsDir, to))], {
-    stdio: "inherit",
-  });
-  copyFileSync(
-    join(pkg, "windows", "install-extension.ps1"),
-    join(outDir, "install-extension.ps1"),
-  );
-  rmSync(linuxDir, { recursive: true });
-  rmSync(windowsDir, { recursive: true });
-  console.log(
-    `packages: ${join(outDir, "quiesce-relay-linux.tar.gz")} (${linux.length} files), ${zip} (${windows.length} files)`,
-  );
-}
 
 /**
  * Node's single-executable-application support (Node >= 20): a preparation blob of the bundle is
