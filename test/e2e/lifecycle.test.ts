@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../support/wait";
+import { type E2eCluster, startE2eCluster } from "./support/cluster";
+import {
+  expectOneApprover,
+  expectOnlyResourcesHooked,
+  expectPlannedLifecycle,
+  expectRecoveredAfterEnd,
+  simEvent,
+  startRequestsFor,
+  waitForPhase,
+} from "./support/lifecycle";
+import { lastEnd } from "./support/markers";
+
+/**
+ * Every lifecycle path with real relays (hooks are shell commands), the local coordinator on
+ * Azurite and the fabric simulator at time scale 1, asserted from the fabric's timeline and the
+ * hooks' marker files.
+ */
+
+const topology = {
+  groups: [
+    {
+      kind: "availabilitySet" as const,
+      name: "avset-web",
+      vms: ["web-0", "web-1", "web-2", "web-3"],
+    },
+    {
+      kind: "scaleSetPlacementGroup" as const,
+      name: "vmss-api-pg0",
+      scaleSetName: "vmss-api",
+      vms: 3,
+    },
+  ],
+};
+
+describe("event lifecycle end to end", () => {
+  let e: E2eCluster;
+  beforeAll(async () => {
+    e = await startE2eCluster(topology, {
+      maxEventsInFlight: 4,
+      autoApprove: [{ name: "user-events", eventSources: ["User"] }],
+    });
+  });
+  afterAll(async () => {
+    await e?.stop();
+  });
+
+  it("approves a planned Freeze once, after every VM it names drained, and recovers them after it ends", async () => {
+    const { c, markers } = e;
+    markers.setHookSeconds("drain", "web-1", 1);
+    const ev = c.fabric.schedule({
+      eventType: "Freeze",
+      resources: ["web-0", "web-1"],
+      noticeSeconds: 120,
+      durationInSeconds: 1,
+      startedSeconds: 1,
+    });
+    const done = await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
+    expect(done.approval.rule).toBe("allDrained");
+    const approver = expectPlannedLifecycle(c.fabric, markers, ev.eventId);
+    expect(done.approval.approvedBy).toBe(approver);
+    expect(markers.vmsThatRan("drain", ev.eventId)).toEqual(["web-0", "web-1"]);
+  });
+
+  it("lets an autoApprove policy approve a User event before its drain finished", async () => {
+    const { c, markers } = e;
+    markers.setHookSeconds("drain", "vmss-api_0", 3);
+    const ev = c.fabric.schedule({
+      eventType: "Reboot",
+      eventSource: "User",
+      resources: ["vmss-api_0"],
+      noticeSeconds: 120,
+      startedSeconds: 1,
+    });
+    const done = await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
+    expect(done.approval.rule).toBe("policy:user-events");
+    expectOneApprover(c.fabric, ev.eventId);
+    const approvedAt = (startRequestsFor(c.fabric, ev.eventId)[0] as { at: { realMs: number } }).at
+      .realMs;
+    const drainEnd = lastEnd(markers.runs("drain", "vmss-api_0", ev.eventId));
+    expect(drainEnd).toBeDefined();
+    expect(approvedAt).toBeLessThan(drainEnd as number);
+    expectOnlyResourcesHooked(c.fabric, markers, ev.eventId);
+    expectRecoveredAfterEnd(c.fabric, markers, ev.eventId);
+    const recoverStart = markers.runs("recover", "vmss-api_0", ev.eventId)[0]?.start ?? 0;
+    expect(recoverStart).toBeGreaterThanOrEqual(drainEnd as number);
+  });
+
+  it("never approves an event cancelled while a VM still drains, and still recovers every VM that drained", async () => {
+    const { c, markers } = e;
+    markers.setHookSeconds("drain", "web-3", 4);
+    const ev = c.fabric.schedule({
+      eventType: "Redeploy",
+      resources: ["web-2", "web-3"],
+      noticeSeconds: 600,
+    });
+    await waitFor(
+      () =>
+        lastEnd(markers.runs("drain", "web-2", ev.eventId)) !== undefined &&
+        markers.runs("drain", "web-3", ev.eventId).length > 0,
+      15_000,
+      "web-2 drained and web-3 draining",
+    );
+    c.fabric.cancel(ev.eventId);
+    const done = await waitForPhase(c, ev.eventId, ["Cancelled"], 15_000);
+    expect(done.approval.approvedAt).toBeNull();
+    await waitFor(
+      () =>
+        ["web-2", "web-3"].every(
+          (vm) => lastEnd(markers.runs("recover", vm, ev.eventId)) !== undefined,
+        ),
+      20_000,
+      "both VMs recovered",
+    );
+    expect(startRequestsFor(c.fabric, ev.eventId)).toEqual([]);
+    expect(simEvent(c.fabric, ev.eventId).removalCause).toBe("cancelled");
+    expectOnlyResourcesHooked(c.fabric, markers, ev.eventId);
+    expectRecoveredAfterEnd(c.fabric, markers, ev.eventId);
+    const web3DrainEnd = lastEnd(markers.runs("drain", "web-3", ev.eventId)) as number;
+    expect(markers.runs("recover", "web-3", ev.eventId)[0]?.start).toBeGreaterThanOrEqual(
+      web3DrainEnd,
+    );
+  });
+
+  it("records a hardware failure (Started without Scheduled) as Unplanned, approves nothing and recovers the VM", async () => {
+    const { c, markers } = e;
+    const ev = c.fabric.schedule({
+      eventType: "Reboot",
+      resources: ["vmss-api_1"],
+      startImmediately: true,
+      startedSeconds: 2,
+    });
+    const done = await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
+    expect(done.timeline[0]?.to, "first phase").toBe("Unplanned");
+    expect(done.timeline.map((t) => t.to)).not.toContain("Approving");
+    expect(done.approval.approvedAt).toBeNull();
+    expect(startRequestsFor(c.fabric, ev.eventId)).toEqual([]);
+    expect(simEvent(c.fabric, ev.eventId).startCause).toBe("hardwareFailure");
+    expectRecoveredAfterEnd(c.fabric, markers, ev.eventId);
+    for (const vm of markers.vmsThatRan("drain", ev.eventId)) expect(vm).toBe("vmss-api_1");
+  });
+});

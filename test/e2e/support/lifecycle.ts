@@ -1,0 +1,130 @@
+import type { EventDetail, LocalCluster } from "@quiesce/demo";
+import type { FabricSimulator, Instant, SimEvent } from "@quiesce/fabric-simulator";
+import { expect } from "vitest";
+import { waitFor } from "../../support/wait";
+import { lastEnd, type Markers } from "./markers";
+
+/**
+ * What every lifecycle path must show, read from the fabric simulator's timeline (what Azure
+ * saw) and the hook marker files (what the VMs did), never from the coordinator's own account.
+ */
+
+const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+export interface StartRequestSeen {
+  vm: string;
+  at: Instant;
+}
+
+/** Every accepted StartRequests POST that named the event, in arrival order. */
+export function startRequestsFor(fabric: FabricSimulator, eventId: string): StartRequestSeen[] {
+  return fabric
+    .timeline()
+    .entries.flatMap((e) =>
+      e.kind === "startRequests" && e.eventIds.some((id) => sameId(id, eventId))
+        ? [{ vm: e.vm, at: e.at }]
+        : [],
+    );
+}
+
+export function simEvent(fabric: FabricSimulator, eventId: string): SimEvent {
+  const ev = fabric.event(eventId);
+  if (!ev) throw new Error(`the fabric has no event ${eventId}`);
+  return ev;
+}
+
+export function groupVms(fabric: FabricSimulator, eventId: string): readonly string[] {
+  const group = fabric.state().groups[simEvent(fabric, eventId).group];
+  if (!group) throw new Error(`no group for ${eventId}`);
+  return group.vms;
+}
+
+/** Waits until the coordinator shows the event in one of `phases`; returns its detail. */
+export function waitForPhase(
+  c: LocalCluster,
+  eventId: string,
+  phases: string[],
+  timeoutMs: number,
+): Promise<EventDetail> {
+  return waitFor(
+    async () => {
+      const d = await c.status.event(eventId, c.cluster).catch(() => null);
+      return d && phases.includes(d.phase) ? d : null;
+    },
+    timeoutMs,
+    `${eventId} in ${phases.join("/")}`,
+    100,
+  );
+}
+
+/** Exactly one VM of the event's group sent StartRequests for it, and it started the event. */
+export function expectOneApprover(fabric: FabricSimulator, eventId: string): string {
+  const posts = startRequestsFor(fabric, eventId);
+  const vms = [...new Set(posts.map((p) => p.vm))];
+  expect(vms, `VMs that sent StartRequests for ${eventId}`).toHaveLength(1);
+  const ev = simEvent(fabric, eventId);
+  expect(ev.startCause).toBe("approval");
+  expect(ev.approvedBy).toBe(vms[0]);
+  expect(groupVms(fabric, eventId)).toContain(vms[0]);
+  return vms[0] as string;
+}
+
+/** Every VM named in Resources had finished its drain before the fabric received StartRequests. */
+export function expectDrainedBeforeApproval(
+  fabric: FabricSimulator,
+  markers: Markers,
+  eventId: string,
+): void {
+  const first = startRequestsFor(fabric, eventId)[0];
+  expect(first, `StartRequests for ${eventId}`).toBeDefined();
+  for (const vm of simEvent(fabric, eventId).resources) {
+    const end = lastEnd(markers.runs("drain", vm, eventId));
+    expect(end, `${vm} finished draining ${eventId}`).toBeDefined();
+    expect(end as number, `${vm} drained before StartRequests`).toBeLessThanOrEqual(
+      (first as StartRequestSeen).at.realMs,
+    );
+  }
+}
+
+/** VMs of the group that the event does not name neither drained nor recovered for it. */
+export function expectOnlyResourcesHooked(
+  fabric: FabricSimulator,
+  markers: Markers,
+  eventId: string,
+): void {
+  const resources = [...simEvent(fabric, eventId).resources].sort();
+  expect(markers.vmsThatRan("drain", eventId)).toEqual(resources);
+  for (const vm of markers.vmsThatRan("recover", eventId)) expect(resources).toContain(vm);
+}
+
+/** Every VM in Resources ran its recover hook, after the event left the document. */
+export function expectRecoveredAfterEnd(
+  fabric: FabricSimulator,
+  markers: Markers,
+  eventId: string,
+  vms: readonly string[] = simEvent(fabric, eventId).resources,
+): void {
+  const ev = simEvent(fabric, eventId);
+  expect(ev.removedAt, `${eventId} left the document`).toBeDefined();
+  const removed = (ev.removedAt as Instant).realMs;
+  for (const vm of vms) {
+    const runs = markers.runs("recover", vm, eventId);
+    expect(runs.length, `${vm} recovered from ${eventId}`).toBeGreaterThan(0);
+    for (const r of runs)
+      expect(r.start, `${vm} recovered after the end`).toBeGreaterThanOrEqual(removed);
+    expect(lastEnd(runs), `${vm} recover finished`).toBeDefined();
+  }
+}
+
+/** The planned path: one approver after every drain, only Resources hooked, recovered after. */
+export function expectPlannedLifecycle(
+  fabric: FabricSimulator,
+  markers: Markers,
+  eventId: string,
+): string {
+  const approver = expectOneApprover(fabric, eventId);
+  expectDrainedBeforeApproval(fabric, markers, eventId);
+  expectOnlyResourcesHooked(fabric, markers, eventId);
+  expectRecoveredAfterEnd(fabric, markers, eventId);
+  return approver;
+}
