@@ -1,4 +1,4 @@
-import type { EventDetail, LocalCluster } from "@quiesce/demo";
+import type { LocalCluster } from "@quiesce/demo";
 import type { FabricSimulator, Instant, SimEvent } from "@quiesce/fabric-simulator";
 import { expect } from "vitest";
 import { waitFor } from "../../support/wait";
@@ -8,6 +8,8 @@ import { lastEnd, type Markers } from "./markers";
  * What every lifecycle path must show, read from the fabric simulator's timeline (what Azure
  * saw) and the hook marker files (what the VMs did), never from the coordinator's own account.
  */
+
+type EventDetail = Awaited<ReturnType<LocalCluster["status"]["event"]>>;
 
 const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
