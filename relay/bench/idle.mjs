@@ -1,13 +1,14 @@
 #!/usr/bin/env node
+import { execFileSync, spawn } from "node:child_process";
 // Idle cost of one relay: the shipped single-file bundle, run by `node`, polling a loopback IMDS
 // stand-in at 1 Hz for 60 s and reporting to a loopback coordinator stand-in. The stand-ins run
 // in this process, the relay in its own, so only the relay's CPU and memory are measured
 // (from /proc: utime+stime and VmRSS). Linux only.
 // Usage: node relay/bench/idle.mjs [--seconds 60] [--etag]
 // Writes bench/results/relay-idle.json and bench/results/relay-idle.md at the repository root.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,19 +29,52 @@ const nodeArgs = (arg("--node-args", "") ?? "").split(" ").filter(Boolean);
 const extraEnv = Object.fromEntries(
   process.argv.flatMap((a, i) => (a === "--env" ? [process.argv[i + 1].split("=")] : [])),
 );
+// --https: the coordinator stand-in speaks TLS (as the real one does), with a throw-away
+// self-signed certificate made by openssl and trusted through NODE_EXTRA_CA_CERTS.
+const useHttps = process.argv.includes("--https");
 const WARMUP_MS = 5_000;
 
 const work = mkdtempSync(join(tmpdir(), "quiesce-bench-"));
 const bundle = join(work, "quiesce-relay.js");
 await build({ ...relayBuildOptions({ outfile: bundle }), logLevel: "error" });
 
+let tls;
+if (useHttps) {
+  const cert = join(work, "cert.pem");
+  const key = join(work, "key.pem");
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
+  tls = { cert: readFileSync(cert), key: readFileSync(key), certFile: cert };
+}
+
 // --- stand-ins
 let imdsRequests = 0;
 let reports = 0;
 const doc = JSON.stringify({ DocumentIncarnation: 1, Events: [] });
-const listen = (handler) =>
+const listen = (handler, secure = false) =>
   new Promise((r) => {
-    const s = createServer(handler);
+    const s = secure
+      ? createHttpsServer({ cert: tls.cert, key: tls.key }, handler)
+      : createServer(handler);
     s.listen(0, "127.0.0.1", () => r(s));
   });
 const imds = await listen((req, res) => {
@@ -76,14 +110,15 @@ const coordinator = await listen((req, res) => {
       JSON.stringify({ protocol: "1.0", applied: true, nextReportInSeconds: 60, directives: [] }),
     );
   });
-});
-const url = (s) => `http://127.0.0.1:${s.address().port}`;
+}, useHttps);
+const url = (s, secure = false) => `${secure ? "https" : "http"}://127.0.0.1:${s.address().port}`;
 
 // --- the relay
 const child = spawn(process.execPath, [...nodeArgs, bundle], {
   env: {
     PATH: process.env.PATH,
-    QUIESCE_COORDINATOR_URL: url(coordinator),
+    QUIESCE_COORDINATOR_URL: url(coordinator, useHttps),
+    ...(useHttps ? { NODE_EXTRA_CA_CERTS: tls.certFile } : {}),
     QUIESCE_CLUSTER: "bench",
     QUIESCE_AUTH_MODE: "sharedKey",
     QUIESCE_RELAY_KEY: "bench-key-0123456789abcdef",
@@ -135,6 +170,9 @@ const result = {
   cpu: cpus()[0]?.model ?? "unknown",
   cores: cpus().length,
   artifact: "single-file bundle (esbuild, minified) run by node",
+  coordinator: useHttps
+    ? "HTTPS (TLS, self-signed, trusted via NODE_EXTRA_CA_CERTS)"
+    : "plain HTTP",
   imdsAnswers: useEtag ? "ETag/304" : "200 with the full document every poll (no ETag)",
   nodeArgs: nodeArgs.join(" "),
   env: extraEnv,
@@ -163,7 +201,7 @@ writeFileSync(
 
 One relay (${result.artifact}) polling a loopback IMDS stand-in once a second for ${result.measuredSeconds} s
 after a ${result.warmupSeconds} s warm-up, reporting to a loopback coordinator stand-in
-(heartbeat every 60 s). IMDS answers: ${result.imdsAnswers}. Measured from /proc of the relay process.
+(heartbeat every 60 s) over ${result.coordinator}. IMDS answers: ${result.imdsAnswers}. Measured from /proc of the relay process.
 
 | Measure | Result | Target |
 | --- | --- | --- |
@@ -172,7 +210,8 @@ after a ${result.warmupSeconds} s warm-up, reporting to a loopback coordinator s
 | IMDS polls in the window | ${result.imdsPolls} | 1 per second |
 
 Machine: ${result.cpu}, ${result.cores} cores (shared with other work), Node ${result.node}, ${result.platform}; ${result.date}.
-Run again with \`node relay/bench/idle.mjs\` (\`--etag\` to have the stand-in answer 304s, \`--seconds N\`).
+Run again with \`node relay/bench/idle.mjs\` (\`--https\` for a TLS coordinator, \`--etag\` to have the
+IMDS stand-in answer 304s, \`--seconds N\`, \`--node-args "..."\`, \`--env K=V\`).
 `,
 );
 console.log(JSON.stringify(result, null, 2));

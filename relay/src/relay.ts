@@ -400,7 +400,11 @@ export async function startRelay(
           bounds.max,
           Math.max(bounds.min, outcome.response.nextReportInSeconds * 1000),
         );
-        if (!outcome.response.applied) log.debug("coordinator did not apply the report (stale)");
+        log.debug("report sent", {
+          applied: outcome.response.applied,
+          directives: outcome.response.directives.length,
+          nextReportInSeconds: outcome.response.nextReportInSeconds,
+        });
         onDirectives(outcome.response.directives);
       } else {
         stats.failuresInARow++;
