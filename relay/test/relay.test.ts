@@ -118,14 +118,17 @@ describe("relay against IMDS and coordinator stand-ins", () => {
     );
     await morePolls(5);
     await waitFor(
-      "several failed reports in a row",
-      () => relay.state().coordinator.failuresInARow >= 5,
+      // Ten failures in a row take the backoff to its cap several times over: the state a relay
+      // is in after a minute-long outage with the production timings (1 s doubling to 10 s).
+      "ten failed reports in a row",
+      () => relay.state().coordinator.failuresInARow >= 10,
     );
     expect(h.coordinator.reports.length).toBe(reportsBefore);
     h.coordinator.down = false;
     const report = await waitFor(
-      "a report after the outage",
+      "a report within one capped backoff (300 ms here) of the coordinator's return",
       () => h.coordinator.reports[reportsBefore],
+      2_000,
     );
     expect(report.hooks[0]).toMatchObject({
       eventId: "E1",
