@@ -50,6 +50,29 @@ module.exports = m.exports;`,
   },
 };
 
+/**
+ * zod's classic API exports every locale (`z.locales`), ~40 languages of error messages that are
+ * built at load time and cost resident memory; the relay only ever uses English (zod's default),
+ * so the locale index is replaced with one that has `en` alone.
+ */
+const englishOnlyZod = {
+  name: "english-only-zod",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]v4[\\/]/.test(args.importer)) return undefined;
+      return {
+        path: join(dirname(args.importer), "..", "locales", "en.js"),
+        namespace: "zod-en-only",
+      };
+    });
+    b.onLoad({ filter: /.*/, namespace: "zod-en-only" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+      loader: "js",
+    }));
+  },
+};
+
 /** @param {{ outfile: string, minify?: boolean }} o */
 export function relayBuildOptions(o) {
   return {
@@ -64,7 +87,7 @@ export function relayBuildOptions(o) {
     legalComments: "eof",
     // The workspace package from source, so the bundle does not depend on a prior `tsc -b`.
     alias: { "@quiesce/shared": join(repoDir, "shared", "src", "index.ts") },
-    plugins: [embeddedIdentity],
+    plugins: [embeddedIdentity, englishOnlyZod],
     logLevel: "warning",
   };
 }

@@ -36,10 +36,12 @@ describe("relay CLI (single-file bundle)", () => {
     expect(help.stdout).toContain("QUIESCE_COORDINATOR_URL");
   });
 
-  it("exits 2 with a message naming each bad setting", () => {
+  it("exits 2 with a message naming each bad setting, in English", () => {
     const r = run([], { QUIESCE_COORDINATOR_URL: "not a url", QUIESCE_CLUSTER: "web" });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/QUIESCE_COORDINATOR_URL: .*QUIESCE_ENTRA_AUDIENCE: required/);
+    expect(r.stderr).toMatch(
+      /QUIESCE_COORDINATOR_URL: Invalid URL.*QUIESCE_ENTRA_AUDIENCE: required/,
+    );
   });
 
   it("exits 2 for an unknown argument", () => {
