@@ -11,6 +11,7 @@ export default defineConfig({
       "@quiesce/relay": src("relay"),
       "@quiesce/fabric-simulator": src("fabric-simulator"),
       "@quiesce/demo": src("demo"),
+      "@quiesce/cli": src("cli"),
     },
   },
   test: {

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { StatusClient } from "@quiesce/cli";
 import {
+  type FabricOptions,
   type FabricSimulator,
   type SimClock,
   startFabricSimulator,
@@ -22,7 +24,6 @@ import {
   silentLogger,
   startRelay,
 } from "@quiesce/relay";
-import { StatusClient } from "./statusClient";
 
 /**
  * The whole system on one machine, every part real: Azurite (Table Storage), the coordinator's
@@ -37,6 +38,8 @@ export interface LocalClusterOptions {
   /** Simulated seconds per real second in the fabric (a 15-minute notice in 15 s at 60). */
   timeScale?: number;
   fabricClock?: SimClock;
+  /** Fabric behaviour (minStartedSeconds, requireAllApprovals...). */
+  fabricOptions?: Partial<FabricOptions>;
   /** QUIESCE_POLICY for the coordinator (JSON object: {default, clusters}). */
   policy?: unknown;
   /** Extra coordinator settings (QUIESCE_*). */
@@ -119,6 +122,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
     const first = coordinator as unknown as LocalCoordinator;
 
     const fabric = await startFabricSimulator({
+      ...o.fabricOptions,
       ...(o.topology ? { topology: o.topology } : {}),
       ...(o.fabricClock ? { clock: o.fabricClock } : { timeScale: o.timeScale ?? 1 }),
     });

@@ -1,2 +1,3 @@
+// The status client moved to the cli package; re-exported for the tests that start a cluster.
+export { StatusClient } from "@quiesce/cli";
 export * from "./cluster";
-export * from "./statusClient";

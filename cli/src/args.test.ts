@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { parseArgs } from "./args";
+
+describe("quiesce CLI arguments", () => {
+  const env = { QUIESCE_OPERATOR_KEY: "k".repeat(20) };
+
+  it("defaults to status against the local coordinator", () => {
+    const r = parseArgs([], env);
+    expect(r.ok && r.args).toMatchObject({
+      command: "status",
+      url: "http://127.0.0.1:7071",
+      json: false,
+    });
+  });
+
+  it("requires a reason for operator actions, for the audit trail", () => {
+    const r = parseArgs(["hold", "E1"], env);
+    expect(r).toEqual({ ok: false, error: expect.stringMatching(/needs --reason/) });
+    const ok = parseArgs(["hold", "E1", "--reason", "release freeze", "--ttl-minutes", "30"], env);
+    expect(ok.ok && ok.args).toMatchObject({ command: "hold", target: "E1", ttlMinutes: 30 });
+  });
+
+  it("refuses unknown commands, unknown options and a missing credential with clear errors", () => {
+    expect(parseArgs(["explode"], env).ok).toBe(false);
+    expect(parseArgs(["status", "--colour", "x"], env)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/unknown option --colour/),
+    });
+    expect(parseArgs(["status"], {})).toEqual({
+      ok: false,
+      error: expect.stringMatching(/no credential/),
+    });
+  });
+});

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+import { parseArgs } from "./args";
+import { renderCluster, renderEventDetail, renderStatus } from "./render";
+import { StatusApiError, StatusClient } from "./statusClient";
+
+async function main(): Promise<number> {
+  const parsed = parseArgs(process.argv.slice(2), process.env);
+  if (!parsed.ok) {
+    (parsed.help ? process.stdout : process.stderr).write(`${parsed.error}\n`);
+    return parsed.help ? 0 : 2;
+  }
+  const a = parsed.args;
+  const client = new StatusClient(a.url, a.key);
+  const print = (value: unknown, text: () => string) =>
+    process.stdout.write(`${a.json ? JSON.stringify(value, null, 2) : text()}\n`);
+  const target = a.target as string;
+  switch (a.command) {
+    case "status": {
+      const s = await client.all();
+      print(s, () => renderStatus(s));
+      break;
+    }
+    case "cluster": {
+      const c = await client.cluster(target);
+      print(c, () => renderCluster(c).join("\n"));
+      break;
+    }
+    case "event": {
+      const d = await client.event(target, a.cluster);
+      print(d, () => renderEventDetail(d));
+      break;
+    }
+    default: {
+      const body = {
+        reason: a.reason as string,
+        ...(a.cluster ? { cluster: a.cluster } : {}),
+        ...(a.ttlMinutes ? { ttlMinutes: a.ttlMinutes } : {}),
+      };
+      const r = await client.operator(a.command, target, body);
+      print(r, () => `${a.command} ${target}: done`);
+    }
+  }
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(
+      `quiesce: ${e instanceof StatusApiError || e instanceof Error ? e.message : String(e)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

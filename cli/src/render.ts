@@ -1,0 +1,46 @@
+import type { ClusterView, EventDetail, EventView, StatusView } from "./statusClient";
+
+/** Plain-text views of the status API, shared by `quiesce status` and the `npm start` demo. */
+
+export const shortId = (id: string): string => (id.length > 13 ? `${id.slice(0, 8)}…` : id);
+
+/** One line: what the event is, where it stands, and what it waits for. */
+export function eventLine(e: EventView, label?: string): string {
+  const name = label ? `${label} (${shortId(e.eventId)})` : e.eventId;
+  const who = e.resources.join(", ");
+  return `${name} ${e.eventType} [${who}] ${e.phase}: ${e.waitingFor ?? "nothing"}`;
+}
+
+export function renderCluster(c: ClusterView): string[] {
+  const lines = [`cluster ${c.cluster}: ${c.liveMembers}/${c.members.length} relays live`];
+  const dead = c.members.filter((m) => !m.live).map((m) => `${m.vm} (${m.lastSeenSecondsAgo} s)`);
+  if (dead.length > 0) lines.push(`  not live: ${dead.join(", ")}`);
+  if (c.activeEvents.length === 0) lines.push("  no active events");
+  for (const e of c.activeEvents) lines.push(`  ${eventLine(e)}`);
+  return lines;
+}
+
+export function renderStatus(s: StatusView): string {
+  if (s.clusters.length === 0) return "no cluster has reported yet";
+  return s.clusters.flatMap(renderCluster).join("\n");
+}
+
+export function renderEventDetail(d: EventDetail): string {
+  const lines = [
+    `${d.eventId} (${d.eventType}, ${d.eventSource ?? "?"}) in cluster ${d.cluster}`,
+    `  phase      ${d.phase} since ${d.phaseSince ?? "?"}`,
+    `  resources  ${d.resources.join(", ")}`,
+    `  NotBefore  ${d.notBefore ?? "(none)"}`,
+    `  waiting    ${d.waitingFor ?? "nothing"}`,
+  ];
+  for (const b of d.blockers) lines.push(`    ${b.vm}: ${b.reason} (${b.detail})`);
+  if (d.drained.length > 0) lines.push(`  drained    ${d.drained.join(", ")}`);
+  const a = d.approval;
+  if (a.rule) lines.push(`  rule       ${a.rule}`);
+  if (a.lease) lines.push(`  lease      ${a.lease.holder} until ${a.lease.expiresAt ?? "?"}`);
+  if (a.approvedBy) lines.push(`  approved   by ${a.approvedBy} at ${a.approvedAt ?? "?"}`);
+  if (a.failedApprovers.length > 0) lines.push(`  failed     ${a.failedApprovers.join(", ")}`);
+  lines.push("  timeline");
+  for (const t of d.timeline) lines.push(`    ${t.at}  ${t.reason}`);
+  return lines.join("\n");
+}

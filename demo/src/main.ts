@@ -1,0 +1,182 @@
+import { join, resolve } from "node:path";
+import { jsonLogger, LOG_LEVELS, type LogLevel, silentLogger } from "@quiesce/relay";
+import { type LocalCluster, startLocalCluster } from "./cluster";
+import { play } from "./player";
+import { loadScenario, type Scenario } from "./scenario";
+import { renderSummary } from "./summary";
+
+/**
+ * `npm start`: the whole system on this machine, no Azure account. Azurite, the coordinator,
+ * the fabric simulator with one real relay per VM, then a scenario played on a compressed clock
+ * with a live narration and a summary. Ctrl-C stops everything.
+ */
+
+const USAGE = `npm start [-- --scenario FILE] [--time-scale N] [--port N] [--exit | --stay]
+
+  --scenario FILE   play this scenario (default: demo/scenarios/default.json; format in README)
+  --time-scale N    simulated seconds per real second (overrides the scenario's)
+  --port N          coordinator port (default 7071; 0 picks a free one)
+  --exit            exit after the summary (default when stdin is not a terminal)
+  --stay            keep everything running after the summary until Ctrl-C`;
+
+interface Args {
+  scenario: string;
+  timeScale?: number;
+  port: number;
+  stay: boolean;
+}
+
+function parseArgs(argv: string[]): Args | string {
+  const root = resolve(__dirname, "..", "..");
+  const a: Args = {
+    scenario: join(root, "demo", "scenarios", "default.json"),
+    port: 7071,
+    stay: Boolean(process.stdin.isTTY),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    const number = (v: string) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0)
+        throw new Error(`${flag} needs a non-negative number, got "${v}"`);
+      return n;
+    };
+    switch (flag) {
+      case "--scenario":
+        a.scenario = resolve(value());
+        break;
+      case "--time-scale":
+        a.timeScale = number(value());
+        break;
+      case "--port":
+        a.port = number(value());
+        break;
+      case "--exit":
+        a.stay = false;
+        break;
+      case "--stay":
+        a.stay = true;
+        break;
+      case "--help":
+      case "-h":
+        return USAGE;
+      default:
+        throw new Error(`unknown argument ${flag}\n\n${USAGE}`);
+    }
+  }
+  return a;
+}
+
+/** QUIESCE_DEMO_RELAY_LOG=info (or debug, warn, error) shows the relays' JSON logs on stderr. */
+function relayLogger(level: string | undefined) {
+  if (!level) return () => silentLogger;
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new Error(`QUIESCE_DEMO_RELAY_LOG must be one of ${LOG_LEVELS.join(", ")}`);
+  return (vm: string) =>
+    jsonLogger(level as LogLevel, (line) => process.stderr.write(line), { vm });
+}
+
+async function main(): Promise<number> {
+  let args: Args | string;
+  let scenario: Scenario;
+  try {
+    args = parseArgs(process.argv.slice(2));
+    if (typeof args === "string") {
+      console.log(args);
+      return 0;
+    }
+    scenario = loadScenario(args.scenario);
+  } catch (e) {
+    console.error(`quiesce demo: ${(e as Error).message}`);
+    return 2;
+  }
+  if (args.timeScale !== undefined) scenario = { ...scenario, timeScale: args.timeScale };
+
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const hook = (s: number) =>
+    `"${process.execPath}" "${resolve(__dirname, "..", "hooks", "hook.js")}" ${s}`;
+  say(`Quiesce demo: ${scenario.name}`);
+  if (scenario.description) say(`  ${scenario.description}`);
+  say("Starting Azurite, the coordinator, the fabric simulator and one relay per VM...");
+
+  const stop = new AbortController();
+  let cluster: LocalCluster | undefined;
+  let stopping: Promise<void> | undefined;
+  const shutdown = () => {
+    stop.abort();
+    stopping ??= (async () => {
+      say("\nStopping relays, simulator, coordinator and Azurite...");
+      await cluster?.stop();
+    })();
+    return stopping;
+  };
+  process.once("SIGINT", () => void shutdown().then(() => process.exit(130)));
+  process.once("SIGTERM", () => void shutdown().then(() => process.exit(143)));
+
+  cluster = await startLocalCluster({
+    cluster: scenario.cluster,
+    ...(scenario.topology ? { topology: scenario.topology } : {}),
+    timeScale: scenario.timeScale,
+    fabricOptions: { minStartedSeconds: scenario.minStartedSeconds },
+    ...(scenario.policy ? { policy: scenario.policy } : {}),
+    port: args.port,
+    keysDir: resolve(".quiesce"),
+    sweepIntervalMs: 1000,
+    relayLogger: relayLogger(process.env.QUIESCE_DEMO_RELAY_LOG),
+    relaySettings: {
+      QUIESCE_DRAIN_COMMAND: hook(scenario.drainSeconds),
+      QUIESCE_RECOVER_COMMAND: hook(scenario.recoverSeconds),
+    },
+  });
+  const c = cluster;
+  say("");
+  say(`  coordinator   ${c.coordinatorUrl}   (status: ${c.coordinatorUrl}/api/status)`);
+  say(`  simulator     ${c.fabric.url}   (control API: ${c.fabric.url}/control/timeline)`);
+  say(`  relays        ${c.relays.size} VMs: ${c.fabric.vmNames().join(", ")}`);
+  say(`  operator key  in .quiesce/local-keys.json; try:`);
+  say(
+    `                curl -s -H "Authorization: Bearer $(node -p 'require("./.quiesce/local-keys.json").operatorKey')" ${c.coordinatorUrl}/api/status`,
+  );
+  say(
+    `  time scale    ${scenario.timeScale}x (a 15-minute notice passes in ${Math.round(900 / scenario.timeScale)} s)`,
+  );
+  say("");
+
+  const result = await play(scenario, c, say, stop.signal);
+  if (stop.signal.aborted) return 130;
+  say("");
+  say(result.timedOut ? `Summary (timed out after ${scenario.timeoutSeconds} s):` : "Summary:");
+  say(renderSummary(result.summaries));
+  say("");
+  say(
+    "drained: real seconds from first sight to the last affected VM drained; notice saved: share of the",
+  );
+  say(
+    "Scheduled → NotBefore window by which maintenance started early (the default is to wait it all out).",
+  );
+  if (args.stay) {
+    say("");
+    say(
+      `Everything keeps running: status at ${c.coordinatorUrl}/api/status, simulator at ${c.fabric.url}/control. Ctrl-C stops.`,
+    );
+    await new Promise<void>((r) => stop.signal.addEventListener("abort", () => r()));
+    return 130;
+  }
+  await shutdown();
+  return result.timedOut ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    console.error(`quiesce demo failed: ${(e as Error).stack ?? String(e)}`);
+    process.exitCode = 1;
+  },
+);

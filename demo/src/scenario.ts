@@ -1,0 +1,99 @@
+import { readFileSync } from "node:fs";
+import { InjectFault, ScheduleEvent, Topology } from "@quiesce/fabric-simulator";
+import { describeZodError } from "@quiesce/shared";
+import { z } from "zod";
+
+/**
+ * A scenario: a topology, a policy, a time scale and timed steps played against the fabric
+ * simulator. Times (`at`) are simulated seconds from the start; events are named so later steps
+ * (and the summary) can refer to them.
+ */
+
+const StepName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, "1-64 letters, digits, space . _ -");
+const at = z
+  .number()
+  .min(0)
+  .max(30 * 86_400);
+
+export const ScenarioStep = z.discriminatedUnion("action", [
+  z.strictObject({
+    at,
+    action: z.literal("schedule"),
+    name: StepName,
+    event: ScheduleEvent.omit({ eventId: true }),
+  }),
+  z.strictObject({ at, action: z.literal("cancel"), name: StepName }),
+  z.strictObject({ at, action: z.literal("startNow"), name: StepName }),
+  z.strictObject({
+    at,
+    action: z.literal("changeResources"),
+    name: StepName,
+    resources: z.array(z.string()).min(1),
+  }),
+  z.strictObject({ at, action: z.literal("fault"), fault: InjectFault }),
+  z.strictObject({ at, action: z.literal("stopRelay"), vm: z.string().min(1) }),
+  z.strictObject({ at, action: z.literal("startRelay"), vm: z.string().min(1) }),
+]);
+export type ScenarioStep = z.infer<typeof ScenarioStep>;
+
+export const Scenario = z.strictObject({
+  name: z.string().min(1).max(200),
+  description: z.string().max(2000).optional(),
+  /** Simulated seconds per real second. */
+  timeScale: z.number().min(0.1).max(1000).default(30),
+  cluster: z.string().default("demo"),
+  /** The fabric's groups; the default cluster (two availability sets of 4, a placement group of 6) when absent. */
+  topology: Topology.optional(),
+  /** The coordinator's QUIESCE_POLICY ({"default": {...}, "clusters": {...}}). */
+  policy: z.record(z.string(), z.unknown()).optional(),
+  /** Simulated seconds an event stays Started before Azure removes it (at least its duration). */
+  minStartedSeconds: z.number().min(0).max(86_400).default(90),
+  /** Drain hook duration in real seconds (the demo hooks sleep this long). */
+  drainSeconds: z.number().min(0).max(600).default(3),
+  recoverSeconds: z.number().min(0).max(600).default(1),
+  /** Give up (and print the summary) after this many real seconds. */
+  timeoutSeconds: z.number().min(5).max(3600).default(240),
+  steps: z.array(ScenarioStep).min(1).max(500),
+});
+export type Scenario = z.infer<typeof Scenario>;
+
+export class ScenarioError extends Error {
+  override name = "ScenarioError";
+}
+
+export function parseScenario(json: unknown, source: string): Scenario {
+  const parsed = Scenario.safeParse(json);
+  if (!parsed.success) throw new ScenarioError(`${source}: ${describeZodError(parsed.error)}`);
+  const s = parsed.data;
+  const scheduled = new Set<string>();
+  for (const step of [...s.steps].sort((a, b) => a.at - b.at)) {
+    if (step.action === "schedule") {
+      if (scheduled.has(step.name))
+        throw new ScenarioError(`${source}: event name "${step.name}" is used twice`);
+      scheduled.add(step.name);
+    } else if ("name" in step && !scheduled.has(step.name)) {
+      throw new ScenarioError(
+        `${source}: step "${step.action}" at ${step.at} s names "${step.name}", not scheduled before it`,
+      );
+    }
+  }
+  return s;
+}
+
+export function loadScenario(file: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new ScenarioError(`cannot read scenario ${file}: ${(e as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ScenarioError(`${file} is not JSON: ${(e as Error).message}`);
+  }
+  return parseScenario(json, file);
+}

@@ -1,0 +1,107 @@
+import type { EventDetail } from "@quiesce/cli";
+import type { SimEvent } from "@quiesce/fabric-simulator";
+
+/** The end-of-demo story of one event, from the simulator (Azure's side) and the coordinator. */
+export interface EventSummary {
+  name: string;
+  eventType: string;
+  resources: string[];
+  outcome: string;
+  rule: string | null;
+  approvedBy: string | null;
+  /** Real seconds from the first relay report to the last affected VM's drain finishing. */
+  drainedAfterSeconds: number | null;
+  startCause: string | null;
+  /** Share of the notice window (Scheduled → NotBefore) saved by starting early; null when not applicable. */
+  noticeSaved: number | null;
+  /** Simulated seconds by which the event started before NotBefore. */
+  startedBeforeNotBeforeSeconds: number | null;
+  recovered: string;
+}
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+export function summarize(
+  name: string,
+  sim: SimEvent | undefined,
+  detail: EventDetail | null,
+): EventSummary {
+  const affected = new Set((detail?.resources ?? sim?.resources ?? []).map((r) => r.toLowerCase()));
+  const readiness = detail?.readiness ?? [];
+  const drains = readiness
+    .filter((r) => affected.has(r.vm.toLowerCase()))
+    .map((r) => (r as { drain?: { status?: string; finishedAt?: string } | null }).drain ?? null);
+  const drainedAt = drains.every((d) => d?.status === "succeeded" && d.finishedAt)
+    ? Math.max(...drains.map((d) => Date.parse(d?.finishedAt ?? "")))
+    : null;
+  const firstSeen = detail?.firstSeenAt ? Date.parse(detail.firstSeenAt) : null;
+  const drainedRows = readiness.filter((r) => (r as { drain?: unknown }).drain);
+  const recoveredRows = drainedRows.filter(
+    (r) => (r as { recover?: { status?: string } | null }).recover?.status === "succeeded",
+  );
+  let noticeSaved: number | null = null;
+  let before: number | null = null;
+  if (sim?.notBeforeMs && sim.startedAt) {
+    const window = sim.notBeforeMs - sim.scheduledAt.simMs;
+    before = seconds(sim.notBeforeMs - sim.startedAt.simMs);
+    if (window > 0) noticeSaved = Math.max(0, (sim.notBeforeMs - sim.startedAt.simMs) / window);
+  }
+  return {
+    name,
+    eventType: sim?.eventType ?? detail?.eventType ?? "?",
+    resources: [...(sim?.resources ?? detail?.resources ?? [])],
+    outcome: detail?.phase ?? "never reported",
+    rule: detail?.approval.rule ?? null,
+    approvedBy: sim?.approvedBy ?? null,
+    drainedAfterSeconds:
+      drainedAt !== null && firstSeen !== null && drains.length > 0
+        ? seconds(drainedAt - firstSeen)
+        : null,
+    startCause: sim?.startCause ?? (sim?.removalCause === "cancelled" ? "cancelled" : null),
+    noticeSaved,
+    startedBeforeNotBeforeSeconds: before,
+    recovered: drainedRows.length === 0 ? "-" : `${recoveredRows.length}/${drainedRows.length}`,
+  };
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+export function renderSummary(rows: EventSummary[]): string {
+  const header = [
+    "event",
+    "type",
+    "VMs",
+    "outcome",
+    "rule",
+    "approved by",
+    "drained",
+    "started",
+    "notice saved",
+    "recovered",
+  ];
+  const body = rows.map((r) => [
+    r.name,
+    r.eventType,
+    r.resources.join(","),
+    r.outcome,
+    r.rule ?? "-",
+    r.approvedBy ?? "-",
+    r.drainedAfterSeconds === null ? "-" : `${r.drainedAfterSeconds} s`,
+    r.startCause ?? "-",
+    r.noticeSaved === null
+      ? "-"
+      : `${Math.round(r.noticeSaved * 100)}% (${r.startedBeforeNotBeforeSeconds} s early)`,
+    r.recovered,
+  ]);
+  return table([header, ...body]);
+}
