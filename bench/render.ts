@@ -1,0 +1,91 @@
+import type { BenchResults } from "./main";
+import type { Summary } from "./stats";
+
+/** bench/results/latest.md: one table per figure, targets beside results. */
+
+const ms = (v: number) => `${Math.round(v)} ms`;
+const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
+const verdict = (pass: boolean) => (pass ? "met" : "**missed**");
+const range = (s: Summary, f: (v: number) => string) =>
+  `${f(s.median)} / ${f(s.p90)} (min ${f(s.min)}, max ${f(s.max)})`;
+
+interface RelayIdle {
+  measuredSeconds?: number;
+  rssMiB?: { max: number; mean: number };
+  cpuPercentOfOneCore?: number;
+  imdsPolls?: number;
+  targets?: { rssMiB: number; cpuPercentOfOneCore: number };
+  artifact?: string;
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const e = r.events;
+  const t = r.throughput;
+  const lines = [
+    "# Benchmark results",
+    "",
+    `${r.date}, ${r.machine.cpu}, ${r.machine.cores} cores (shared), Node ${r.machine.node}, ${r.machine.platform}; the run took ${r.durationSeconds} s. Run again with \`npm run bench\`; what each figure means: docs/benchmarks.md.`,
+    "",
+    "## (a) Last drain finished → StartRequests at the fabric",
+    "",
+    `${e.events} Freeze events, each naming 2 of 4 VMs of an availability set (drains ${e.drainSeconds.join(" s and ")} s), ${e.noticeSeconds} s notice, time scale 1, default policy (active report interval ${e.activeReportSeconds} s).`,
+    "",
+    "| Measure | median / p90 | Target |",
+    "| --- | --- | --- |",
+    `| Delay | ${range(e.a.delayMs, ms)} | |`,
+    `| Delay ÷ active report interval | ${range(e.a.ratio, (v) => v.toFixed(3))} | ≤ ${e.a.target} (${verdict(e.a.pass)}, p90) |`,
+    "",
+    "## (b) First sight → Started, against waiting for NotBefore",
+    "",
+    "| Measure | median / p90 |",
+    "| --- | --- |",
+    `| First sight → Started | ${range(e.b.firstSightToStartedMs, ms)} |`,
+    `| Share of the notice window saved | ${range(e.b.savedShare, pct)} |`,
+    "",
+    "## (c) Coordinator reports per second against raw Azurite upserts",
+    "",
+    `Concurrency ${t.concurrency}; raw single-entity \`upsertEntity\` calls per second, measured before the first run and after each: ${t.rawUpsertsPerSecond.join(", ")}. Each run is compared with the mean of the raw figures just before and just after it.`,
+    "",
+    "| Relays (distinct VMs) | Reports/s | Errors | Raw upserts/s around it | Ratio | Target |",
+    "| --- | --- | --- | --- | --- | --- |",
+    ...t.runs.map(
+      (x) =>
+        `| ${x.vms} | ${x.reportsPerSecond} | ${x.errors} | ${x.rawUpsertsPerSecond} | ${x.ratioToRawUpserts} | ≥ ${x.target} (${verdict(x.pass)}) |`,
+    ),
+    "",
+    "## (d) Table operations per report",
+    "",
+    "| Report | Reads | Queries | Writes | Total |",
+    "| --- | --- | --- | --- | --- |",
+    ...[
+      ["first report of each relay (registers it)", t.firstReports],
+      ...t.runs.map((x) => [`idle heartbeat (${x.vms} VMs)`, x] as const),
+      ...t.duringEvent.map(
+        (x) =>
+          [
+            `heartbeat during events (${x.vms} VMs, ${x.events} Scheduled event${x.events > 1 ? "s" : ""}; ${x.reportsPerSecond} reports/s)`,
+            x,
+          ] as const,
+      ),
+    ].map(([what, x]) =>
+      typeof what === "string" && typeof x === "object"
+        ? `| ${what} | ${x.opsPerReport.reads} | ${x.opsPerReport.queries} | ${x.opsPerReport.writes} | ${x.opsPerReport.total} |`
+        : "",
+    ),
+    "",
+  ];
+  const idle = r.relayIdle as RelayIdle | null;
+  if (idle?.rssMiB && idle.targets) {
+    lines.push(
+      "## Relay idle cost (relay/bench/idle.mjs)",
+      "",
+      "| Measure | Result | Target |",
+      "| --- | --- | --- |",
+      `| Resident memory (max / mean) | ${idle.rssMiB.max} MiB / ${idle.rssMiB.mean} MiB | ≤ ${idle.targets.rssMiB} MB |`,
+      `| CPU, share of one core | ${idle.cpuPercentOfOneCore} % | ≤ ${idle.targets.cpuPercentOfOneCore} % |`,
+      `| IMDS polls in ${idle.measuredSeconds} s | ${idle.imdsPolls} | 1 per second |`,
+      "",
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

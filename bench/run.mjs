@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// npm run bench: the relay's idle benchmark (its own process, 30 s), then every system figure
+// (bench/main.ts, bundled with esbuild: workspace packages from their sources, other packages
+// left to node_modules). Writes bench/results/latest.{json,md} and relay-idle.{json,md}.
+// Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+
+const idle = join(root, "relay", "bench", "idle.mjs");
+if (!process.argv.includes("--skip-idle") && existsSync(idle)) {
+  const r = spawnSync(process.execPath, [idle, "--seconds", arg("--idle-seconds", "30")], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  if (r.status !== 0) console.error(`bench: relay idle benchmark exited with ${r.status}`);
+}
+
+// Inside node_modules so that the bundle's bare imports resolve to the repository's packages.
+const outDir = join(root, "node_modules", ".cache", "quiesce-bench");
+mkdirSync(outDir, { recursive: true });
+const outfile = join(outDir, "main.cjs");
+const workspaceSources = {
+  name: "workspace-sources",
+  setup(b) {
+    b.onResolve({ filter: /^@quiesce\/[a-z-]+$/ }, (a) => ({
+      path: join(root, a.path.slice("@quiesce/".length), "src", "index.ts"),
+    }));
+    b.onResolve({ filter: /^[^./]/ }, (a) => ({ path: a.path, external: true }));
+  },
+};
+await build({
+  entryPoints: [join(root, "bench", "main.ts")],
+  outfile,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  sourcemap: "inline",
+  plugins: [workspaceSources],
+  logLevel: "error",
+});
+const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root], {
+  cwd: root,
+  stdio: "inherit",
+});
+process.exit(r.status ?? 1);

@@ -1,0 +1,268 @@
+import { randomUUID } from "node:crypto";
+import { TableClient } from "@azure/data-tables";
+import { startAzurite, startLocalCoordinator } from "@quiesce/functions";
+import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
+import { round } from "./stats";
+
+/**
+ * (c) Reports per second the coordinator (the real handlers behind the local HTTP host, over
+ *     loopback) sustains for 100 and 1,000 distinct VMs at a fixed concurrency, against raw
+ *     Azurite single-entity `upsertEntity` calls per second at the same concurrency, measured
+ *     right before and after in the same process: the coordinator's share of the storage's
+ *     own speed (target >= 0.5).
+ * (d) Table operations per report (the store's own counters), for idle heartbeats and for
+ *     heartbeats during an event (every VM of a group sees a Scheduled event naming two of them,
+ *     one drained and one still draining, so nothing is approved and nothing changes).
+ */
+
+export const CONCURRENCY = 16;
+const RUN_MS = 10_000;
+const RAW_MS = 5_000;
+
+interface Ops {
+  reads: number;
+  queries: number;
+  writes: number;
+}
+
+export interface LoadRun {
+  vms: number;
+  concurrency: number;
+  seconds: number;
+  reports: number;
+  errors: number;
+  reportsPerSecond: number;
+  opsPerReport: Ops & { total: number };
+}
+
+export type DuringEvent = LoadRun & { events: number };
+
+export interface ThroughputResult {
+  concurrency: number;
+  /** Every raw measurement, in order: before the first run, then after each run. */
+  rawUpsertsPerSecond: number[];
+  runs: Array<
+    LoadRun & {
+      /** Mean of the raw measurements just before and just after this run. */
+      rawUpsertsPerSecond: number;
+      ratioToRawUpserts: number;
+      target: number;
+      pass: boolean;
+    }
+  >;
+  duringEvent: DuringEvent[];
+  firstReports: LoadRun;
+}
+
+const resourceIdOf = (vm: string) =>
+  `/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/bench-rg/providers/Microsoft.Compute/virtualMachines/${vm}`;
+
+class Fleet {
+  private readonly seqs: number[];
+  private readonly boots: string[];
+  private readonly events = new Map<number, ScheduledEvent>();
+  private groupSize = 10;
+  constructor(
+    readonly names: string[],
+    readonly cluster: string,
+  ) {
+    this.seqs = names.map(() => 0);
+    this.boots = names.map(() => randomUUID());
+  }
+
+  /** Every VM of group `g` (groupSize VMs) sees one Scheduled event naming its first two. */
+  scheduleEvents(groupSize: number): void {
+    const notBefore = new Date(Date.now() + 15 * 60_000).toUTCString();
+    for (let g = 0; g * groupSize < this.names.length; g++) {
+      this.events.set(g, {
+        EventId: randomUUID().toUpperCase(),
+        EventType: "Freeze",
+        ResourceType: "VirtualMachine",
+        Resources: [this.names[g * groupSize] as string, this.names[g * groupSize + 1] as string],
+        EventStatus: "Scheduled",
+        NotBefore: notBefore,
+        Description: "Host server is undergoing maintenance.",
+        EventSource: "Platform",
+        DurationInSeconds: 5,
+      });
+    }
+    this.groupSize = groupSize;
+  }
+
+  private nextSeq(i: number): number {
+    const seq = this.seqs[i] ?? 0;
+    this.seqs[i] = seq + 1;
+    return seq;
+  }
+
+  report(i: number): RelayReport {
+    const name = this.names[i] as string;
+    const now = new Date().toISOString();
+    const ev = this.events.get(Math.floor(i / this.groupSize));
+    const hooks: RelayReport["hooks"] = [];
+    if (ev && ev.Resources[0] === name)
+      hooks.push({
+        eventId: ev.EventId,
+        drain: { status: "succeeded", attempt: 1, startedAt: now, finishedAt: now },
+      });
+    if (ev && ev.Resources[1] === name)
+      hooks.push({ eventId: ev.EventId, drain: { status: "running", attempt: 1, startedAt: now } });
+    return {
+      protocol: "1.0",
+      cluster: this.cluster,
+      vm: {
+        name,
+        vmId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+        resourceId: resourceIdOf(name),
+      },
+      relay: { version: "0.1.0", bootId: this.boots[i] as string, seq: this.nextSeq(i) },
+      document: { DocumentIncarnation: ev ? 2 : 1, Events: ev ? [ev] : [] },
+      hooks,
+      approvals: [],
+      sentAt: now,
+    };
+  }
+}
+
+/** Runs `op` from `concurrency` workers until `ms` passed (or `total` ops were started). */
+async function drive(
+  concurrency: number,
+  limit: { ms?: number; total?: number },
+  op: (i: number) => Promise<boolean>,
+): Promise<{ ok: number; errors: number; seconds: number }> {
+  let next = 0;
+  let ok = 0;
+  let errors = 0;
+  const start = performance.now();
+  const deadline = limit.ms === undefined ? Number.POSITIVE_INFINITY : start + limit.ms;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline && (limit.total === undefined || next < limit.total)) {
+        const i = next++;
+        if (await op(i).catch(() => false)) ok++;
+        else errors++;
+      }
+    }),
+  );
+  return { ok, errors, seconds: (performance.now() - start) / 1000 };
+}
+
+async function rawUpserts(connectionString: string, vms: number): Promise<number> {
+  const table = TableClient.fromConnectionString(
+    connectionString,
+    `raw${randomUUID().slice(0, 8)}`,
+    {
+      allowInsecureConnection: true,
+    },
+  );
+  await table.createTable();
+  // About the size of a member row: a JSON record in one string property.
+  const d0 = JSON.stringify({
+    name: "vm",
+    vmId: randomUUID(),
+    resourceId: resourceIdOf("vm-0000"),
+    lastSeenAt: Date.now(),
+    eventKeys: [],
+  });
+  const r = await drive(CONCURRENCY, { ms: RAW_MS }, async (i) => {
+    await table.upsertEntity({ partitionKey: "bench", rowKey: `vm-${i % vms}`, d0 }, "Replace");
+    return true;
+  });
+  await table.deleteTable();
+  return r.ok / r.seconds;
+}
+
+export async function measureThroughput(vmCounts: number[]): Promise<ThroughputResult> {
+  const azurite = await startAzurite();
+  try {
+    const local = await startLocalCoordinator({
+      connectionString: azurite.connectionString,
+      sweepIntervalMs: 0, // the sweep's own table traffic would blur the per-report counts
+    });
+    try {
+      const url = `${local.url.replace(/\/+$/, "")}/api/relay/report`;
+      const post = async (body: RelayReport) => {
+        const res = await fetch(url, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${local.relayKey}`,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify(body),
+        });
+        await res.arrayBuffer();
+        return res.status === 200;
+      };
+      const store = local.coordinator.deps.store;
+      const load = async (
+        fleet: Fleet,
+        limit: { ms?: number; total?: number },
+      ): Promise<LoadRun> => {
+        const before = store.stats();
+        const r = await drive(CONCURRENCY, limit, (i) =>
+          post(fleet.report(i % fleet.names.length)),
+        );
+        const after = store.stats();
+        const per = (k: keyof Ops) => round((after[k] - before[k]) / Math.max(1, r.ok), 3);
+        const ops = { reads: per("reads"), queries: per("queries"), writes: per("writes") };
+        return {
+          vms: fleet.names.length,
+          concurrency: CONCURRENCY,
+          seconds: round(r.seconds, 2),
+          reports: r.ok,
+          errors: r.errors,
+          reportsPerSecond: round(r.ok / r.seconds, 1),
+          opsPerReport: { ...ops, total: round(ops.reads + ops.queries + ops.writes, 3) },
+        };
+      };
+
+      // Raw upserts right before and right after every coordinator run: the machine is shared,
+      // so each run is compared with the storage's speed around that very run.
+      const raws = [await rawUpserts(azurite.connectionString, Math.max(...vmCounts))];
+      const runs: Array<LoadRun & { rawUpsertsPerSecond: number }> = [];
+      let firstReports: LoadRun | undefined;
+      for (const n of vmCounts) {
+        const fleet = new Fleet(
+          Array.from({ length: n }, (_, i) => `vm-${String(i).padStart(4, "0")}`),
+          `bench-${n}`,
+        );
+        // Every VM registers first (its first report writes its member row), then heartbeats.
+        const first = await load(fleet, { total: n });
+        if (n === Math.max(...vmCounts)) firstReports = first;
+        const run = await load(fleet, { ms: RUN_MS });
+        raws.push(await rawUpserts(azurite.connectionString, n));
+        const around = ((raws[raws.length - 2] as number) + (raws[raws.length - 1] as number)) / 2;
+        runs.push({ ...run, rawUpsertsPerSecond: round(around, 1) });
+      }
+
+      // (d) during an event: one group of 10 VMs with one Scheduled event, then 100 VMs in ten
+      // groups of 10, each group with its own (a report loads every active event of its cluster).
+      const duringEvent: DuringEvent[] = [];
+      for (const vms of [10, 100]) {
+        const fleet = new Fleet(
+          Array.from({ length: vms }, (_, i) => `ev-${String(i).padStart(3, "0")}`),
+          `bench-event-${vms}`,
+        );
+        await load(fleet, { total: vms });
+        fleet.scheduleEvents(10);
+        await load(fleet, { total: 2 * vms }); // first sight of each event, readiness rows
+        duringEvent.push({ events: vms / 10, ...(await load(fleet, { ms: RUN_MS / 2 })) });
+      }
+
+      return {
+        concurrency: CONCURRENCY,
+        rawUpsertsPerSecond: raws.map((r) => round(r, 1)),
+        runs: runs.map((r) => {
+          const ratio = round(r.reportsPerSecond / r.rawUpsertsPerSecond, 3);
+          return { ...r, ratioToRawUpserts: ratio, target: 0.5, pass: ratio >= 0.5 };
+        }),
+        duringEvent,
+        firstReports: firstReports as LoadRun,
+      };
+    } finally {
+      await local.stop();
+    }
+  } finally {
+    await azurite.stop();
+  }
+}
