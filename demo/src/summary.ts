@@ -21,6 +21,15 @@ export interface EventSummary {
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
+/** The final phase, with the miss or the unplanned start it went through (e.g. "Completed (Unplanned)"). */
+function outcomeOf(detail: EventDetail | null): string {
+  if (!detail) return "never reported";
+  const via = detail.timeline
+    .map((t) => (t as { to?: string }).to)
+    .find((to) => to === "Unplanned" || to === "ExpiredAtNotBefore");
+  return via && via !== detail.phase ? `${detail.phase} (${via})` : detail.phase;
+}
+
 export function summarize(
   name: string,
   sim: SimEvent | undefined,
@@ -50,7 +59,7 @@ export function summarize(
     name,
     eventType: sim?.eventType ?? detail?.eventType ?? "?",
     resources: [...(sim?.resources ?? detail?.resources ?? [])],
-    outcome: detail?.phase ?? "never reported",
+    outcome: outcomeOf(detail),
     rule: detail?.approval.rule ?? null,
     approvedBy: sim?.approvedBy ?? null,
     drainedAfterSeconds:
