@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { startLocalCoordinator } from "./server";
 
 /**
- * `npm start`: the coordinator on this machine. Azurite keeps its data under .quiesce/azurite
+ * `npm run coordinator`: the coordinator alone on this machine. Azurite keeps its data under .quiesce/azurite
  * (unless QUIESCE_STORAGE_CONNECTION_STRING or QUIESCE_TABLE_ENDPOINT points elsewhere), the
  * shared keys live in .quiesce/local-keys.json, and Ctrl-C stops everything.
  */
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     process.stdout.write(
-      "usage: npm start -- [--port 7071] [--host 127.0.0.1] [--data .quiesce]\n" +
+      "usage: npm run coordinator -- [--port 7071] [--host 127.0.0.1] [--data .quiesce]\n" +
         "Other settings come from QUIESCE_* environment variables (docs/coordinator.md).\n",
     );
     return;
