@@ -4,7 +4,6 @@ import { HttpRequest, InvocationContext } from "@azure/functions";
 import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
 import { loadCoordinatorSettings } from "../../functions/src/config";
 import { type Coordinator, createCoordinator } from "../../functions/src/coordinator";
-import type { Handler } from "../../functions/src/handlers";
 import type { RetryOptions } from "../../functions/src/store";
 
 /** Test doubles that are not doubles: a settable clock, real HttpRequests, real tables. */
