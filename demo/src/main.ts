@@ -143,6 +143,10 @@ async function main(): Promise<number> {
     `                curl -s -H "Authorization: Bearer $(node -p 'require("./.quiesce/local-keys.json").operatorKey')" ${c.coordinatorUrl}/api/status`,
   );
   say(
+    `  your relay    QUIESCE_COORDINATOR_URL=${c.coordinatorUrl} QUIESCE_CLUSTER=${c.cluster} QUIESCE_AUTH_MODE=sharedKey`,
+  );
+  say("                QUIESCE_RELAY_KEY=<relayKey in .quiesce/local-keys.json>");
+  say(
     `  time scale    ${scenario.timeScale}x (a 15-minute notice passes in ${Math.round(900 / scenario.timeScale)} s)`,
   );
   say("");
