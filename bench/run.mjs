@@ -28,6 +28,7 @@ if (!process.argv.includes("--skip-idle") && existsSync(idle)) {
 const outDir = join(root, "node_modules", ".cache", "quiesce-bench");
 mkdirSync(outDir, { recursive: true });
 const outfile = join(outDir, "main.cjs");
+// main.ts forks coordinatorProcess.cjs from the same folder.
 const workspaceSources = {
   name: "workspace-sources",
   setup(b) {
@@ -38,8 +39,9 @@ const workspaceSources = {
   },
 };
 await build({
-  entryPoints: [join(root, "bench", "main.ts")],
-  outfile,
+  entryPoints: [join(root, "bench", "main.ts"), join(root, "bench", "coordinatorProcess.ts")],
+  outdir: outDir,
+  outExtension: { ".js": ".cjs" },
   bundle: true,
   platform: "node",
   format: "cjs",

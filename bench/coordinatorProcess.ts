@@ -1,0 +1,24 @@
+import { startLocalCoordinator } from "@quiesce/functions";
+
+/**
+ * The coordinator for (c) and (d), in its own process as the Functions host is: the load
+ * generator must not share its event loop. Talks to the bench over the fork IPC channel:
+ * sends {ready, url, relayKey}; answers "stats" with the store's operation counters; "stop" ends it.
+ */
+
+async function main() {
+  const connectionString = process.env.BENCH_CONNECTION_STRING;
+  if (!connectionString || !process.send) throw new Error("run by bench/throughput.ts (fork)");
+  const local = await startLocalCoordinator({ connectionString, sweepIntervalMs: 0 });
+  const send = (m: unknown) => process.send?.(m);
+  process.on("message", (m) => {
+    if (m === "stats") send({ stats: local.coordinator.deps.store.stats() });
+    if (m === "stop") void local.stop().then(() => process.exit(0));
+  });
+  send({ ready: true, url: local.url, relayKey: local.relayKey });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
