@@ -71,6 +71,26 @@ describe("relay against IMDS and coordinator stand-ins", () => {
     await waitFor("recover", async () => (await h.hooks()).includes("recover HW-FAIL 1"));
   });
 
+  it("keeps polling IMDS and reporting while a drain hook is still running", async () => {
+    const relay = await h.start({ QUIESCE_DRAIN_COMMAND: "sleep 30" });
+    h.imds.setEvents([scheduled("E1", ["vm-0"])]);
+    await waitFor(
+      "the drain to start",
+      () => relay.state().state.events.e1?.drain?.status === "running",
+    );
+    await waitFor(
+      "a report showing the drain running",
+      () => h.coordinator.last()?.hooks[0]?.drain?.status === "running",
+    );
+    await morePolls(3);
+    h.imds.setEvents([]);
+    await waitFor(
+      "the next document, read while the drain runs",
+      () => relay.state().document?.Events.length === 0,
+    );
+    expect(relay.state().state.events.e1?.drain?.status).toBe("running");
+  });
+
   it("re-runs a drain interrupted by a restart, and never repeats a finished one", async () => {
     // The first attempt hangs until the relay is stopped under it.
     const drain = `echo "start $QUIESCE_HOOK_ATTEMPT" >> ${h.dir}/hooks.log; [ "$QUIESCE_HOOK_ATTEMPT" = 1 ] && sleep 30; echo "done $QUIESCE_HOOK_ATTEMPT" >> ${h.dir}/hooks.log`;
