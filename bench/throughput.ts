@@ -193,17 +193,22 @@ function startCoordinatorProcess(connectionString: string): Promise<CoordinatorP
   const child = fork(join(__dirname, "coordinatorProcess.cjs"), [], {
     env: { ...process.env, BENCH_CONNECTION_STRING: connectionString },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
+    // e.g. BENCH_COORDINATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
+    execArgv: (process.env.BENCH_COORDINATOR_NODE_ARGS ?? "").split(" ").filter(Boolean),
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const next = <T>(key: string) =>
     new Promise<T>((resolve, reject) => {
+      const onExit = (code: number | null) =>
+        reject(new Error(`coordinator process exited (${code})`));
       const onMessage = (m: Record<string, unknown>) => {
         if (!(key in m)) return;
         child.off("message", onMessage);
+        child.off("exit", onExit);
         resolve(m as T);
       };
       child.on("message", onMessage);
-      child.once("exit", (code) => reject(new Error(`coordinator process exited (${code})`)));
+      child.once("exit", onExit);
     });
   return next<{ url: string; relayKey: string }>("ready").then(({ url, relayKey }) => ({
     url,

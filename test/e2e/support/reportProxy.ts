@@ -99,11 +99,16 @@ export async function startReportProxy(): Promise<ReportProxy> {
   });
 }
 
-/** The event ids of the approve directives in a report's answer. */
-export function approveDirectives(answer: unknown): string[] {
+/** The approve directives in a report's answer: event ids and when the lease expires. */
+export function approveDirectives(
+  answer: unknown,
+): Array<{ eventIds: string[]; leaseExpiresAt: string }> {
   const directives = (answer as { directives?: unknown } | undefined)?.directives;
   if (!Array.isArray(directives)) return [];
-  return directives.flatMap((d: { kind?: unknown; eventIds?: unknown }) =>
-    d?.kind === "approve" && Array.isArray(d.eventIds) ? (d.eventIds as string[]) : [],
+  return directives.flatMap(
+    (d: { kind?: unknown; eventIds?: unknown; leaseExpiresAt?: unknown }) =>
+      d?.kind === "approve" && Array.isArray(d.eventIds) && typeof d.leaseExpiresAt === "string"
+        ? [{ eventIds: d.eventIds as string[], leaseExpiresAt: d.leaseExpiresAt }]
+        : [],
   );
 }
