@@ -106,7 +106,11 @@ export function freezeEvent(
     ResourceType: "VirtualMachine",
     Resources: resources,
     EventStatus: "Scheduled",
-    NotBefore: new Date(Date.parse("2026-11-23T05:15:00Z")).toUTCString(),
+    // 15 minutes after both the manual clock's start and the real now: tests on the local host's
+    // real clock must not find NotBefore already passed.
+    NotBefore: new Date(
+      Math.max(Date.now(), Date.parse("2026-11-23T05:00:00Z")) + 15 * 60_000,
+    ).toUTCString(),
     Description:
       "Virtual machine is being paused because of a memory-preserving Live Migration operation.",
     EventSource: "Platform",
