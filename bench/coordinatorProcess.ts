@@ -3,7 +3,7 @@ import { startLocalCoordinator } from "@quiesce/functions";
 /**
  * The coordinator for (c) and (d), in its own process as the Functions host is: the load
  * generator must not share its event loop. Talks to the bench over the fork IPC channel:
- * sends {ready, url, relayKey}; answers "stats" with the store's operation counters; "stop" ends it.
+ * sends {ready, url, relayKey}; answers "stats" with the store's operation counters and its CPU time; "stop" ends it.
  */
 
 async function main() {
@@ -12,7 +12,10 @@ async function main() {
   const local = await startLocalCoordinator({ connectionString, sweepIntervalMs: 0 });
   const send = (m: unknown) => process.send?.(m);
   process.on("message", (m) => {
-    if (m === "stats") send({ stats: local.coordinator.deps.store.stats() });
+    if (m === "stats") {
+      const cpu = process.cpuUsage();
+      send({ stats: local.coordinator.deps.store.stats(), cpuMs: (cpu.user + cpu.system) / 1000 });
+    }
     if (m === "stop") void local.stop().then(() => process.exit(0));
   });
   send({ ready: true, url: local.url, relayKey: local.relayKey });

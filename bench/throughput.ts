@@ -21,7 +21,7 @@ export const CONCURRENCY = 16;
 const ROUNDS = 3;
 const ROUND_MS = 4_000;
 const RAW_MS = 3_000;
-const WARMUP_MS = 2_000;
+const WARMUP_MS = 6_000;
 
 interface Ops {
   reads: number;
@@ -37,6 +37,8 @@ export interface LoadRun {
   errors: number;
   reportsPerSecond: number;
   opsPerReport: Ops & { total: number };
+  /** CPU time of the coordinator process per report answered (user + system). */
+  coordinatorCpuMsPerReport: number;
 }
 
 /** One round: coordinator reports, compared with the raw upserts just before and after it. */
@@ -184,7 +186,7 @@ async function rawUpserts(connectionString: string, vms: number): Promise<number
 interface CoordinatorProcess {
   url: string;
   relayKey: string;
-  stats(): Promise<OpCounts>;
+  stats(): Promise<OpCounts & { cpuMs: number }>;
   stop(): Promise<void>;
 }
 
@@ -214,9 +216,10 @@ function startCoordinatorProcess(connectionString: string): Promise<CoordinatorP
     url,
     relayKey,
     async stats() {
-      const answer = next<{ stats: OpCounts }>("stats");
+      const answer = next<{ stats: OpCounts; cpuMs: number }>("stats");
       child.send("stats");
-      return (await answer).stats;
+      const { stats, cpuMs } = await answer;
+      return { ...stats, cpuMs };
     },
     async stop() {
       child.send("stop");
@@ -265,65 +268,85 @@ export async function measureThroughput(vmCounts: number[]): Promise<ThroughputR
           errors: r.errors,
           reportsPerSecond: round(r.ok / r.seconds, 1),
           opsPerReport: { ...ops, total: round(ops.reads + ops.queries + ops.writes, 3) },
+          coordinatorCpuMsPerReport: round((after.cpuMs - before.cpuMs) / Math.max(1, r.ok), 3),
         };
       };
 
       // The machine is shared, so raw upserts and coordinator reports alternate in short rounds
       // (raw, reports, raw, reports, ..., raw) and each round's reports are compared with the raw
       // speed just before and just after it; the figure is the median round.
+      // Both sides warm first (fresh processes: JIT, Azurite's tables, connection pools).
+      const warm = new Fleet(
+        Array.from({ length: 200 }, (_, i) => `warm-${String(i).padStart(3, "0")}`),
+        "bench-warm-up",
+      );
+      await load(warm, { ms: WARMUP_MS });
+      await rawUpserts(azurite.connectionString, 200);
       const raws: number[] = [];
       const runs: ThroughputResult["runs"] = [];
       let firstReports: LoadRun | undefined;
-      for (const n of vmCounts) {
-        const fleet = new Fleet(
-          Array.from({ length: n }, (_, i) => `vm-${String(i).padStart(4, "0")}`),
-          `bench-${n}`,
-        );
-        // Every VM registers first (its first report writes its member row), then heartbeats.
-        const first = await load(fleet, { total: n });
-        if (n === Math.max(...vmCounts)) firstReports = first;
-        await load(fleet, { ms: WARMUP_MS }); // JIT and connection pools warm, not counted
-        const rounds: Round[] = [];
-        let rawBefore = await rawUpserts(azurite.connectionString, n);
-        raws.push(round(rawBefore, 1));
-        for (let r = 0; r < ROUNDS; r++) {
+      // Every VM of both fleets registers first (its first report writes its member row).
+      const fleets = vmCounts.map(
+        (n) =>
+          new Fleet(
+            Array.from({ length: n }, (_, i) => `vm-${String(i).padStart(4, "0")}`),
+            `bench-${n}`,
+          ),
+      );
+      for (const fleet of fleets) {
+        const first = await load(fleet, { total: fleet.names.length });
+        if (fleet.names.length === Math.max(...vmCounts)) firstReports = first;
+      }
+      // Rounds interleave the fleet sizes, so whatever drifts on the machine touches both alike.
+      const rounds = fleets.map((): Round[] => []);
+      let rawBefore = await rawUpserts(azurite.connectionString, Math.max(...vmCounts));
+      raws.push(round(rawBefore, 1));
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const [k, fleet] of fleets.entries()) {
           const run = await load(fleet, { ms: ROUND_MS });
-          const rawAfter = await rawUpserts(azurite.connectionString, n);
+          const rawAfter = await rawUpserts(azurite.connectionString, fleet.names.length);
           raws.push(round(rawAfter, 1));
           const around = (rawBefore + rawAfter) / 2;
-          rounds.push({
+          rounds[k]?.push({
             ...run,
             rawUpsertsPerSecond: round(around, 1),
             ratio: round(run.reportsPerSecond / around, 3),
           });
           rawBefore = rawAfter;
         }
-        const reports = rounds.reduce((t, x) => t + x.reports, 0);
-        const seconds = rounds.reduce((t, x) => t + x.seconds, 0);
-        const ops = (k: keyof Ops) =>
-          round(rounds.reduce((t, x) => t + x.opsPerReport[k] * x.reports, 0) / reports, 3);
+      }
+      for (const [k, fleet] of fleets.entries()) {
+        const mine = rounds[k] as Round[];
+        const reports = mine.reduce((t, x) => t + x.reports, 0);
+        const seconds = mine.reduce((t, x) => t + x.seconds, 0);
+        const ops = (key: keyof Ops) =>
+          round(mine.reduce((t, x) => t + x.opsPerReport[key] * x.reports, 0) / reports, 3);
         const opsPerReport = {
           reads: ops("reads"),
           queries: ops("queries"),
           writes: ops("writes"),
         };
-        const ratio = median(rounds.map((x) => x.ratio));
+        const ratio = median(mine.map((x) => x.ratio));
         runs.push({
-          vms: n,
+          vms: fleet.names.length,
           concurrency: CONCURRENCY,
           seconds: round(seconds, 2),
           reports,
-          errors: rounds.reduce((t, x) => t + x.errors, 0),
+          errors: mine.reduce((t, x) => t + x.errors, 0),
           reportsPerSecond: round(reports / seconds, 1),
           opsPerReport: {
             ...opsPerReport,
             total: round(opsPerReport.reads + opsPerReport.queries + opsPerReport.writes, 3),
           },
-          rawUpsertsPerSecond: median(rounds.map((x) => x.rawUpsertsPerSecond)),
+          coordinatorCpuMsPerReport: round(
+            mine.reduce((t, x) => t + x.coordinatorCpuMsPerReport * x.reports, 0) / reports,
+            3,
+          ),
+          rawUpsertsPerSecond: median(mine.map((x) => x.rawUpsertsPerSecond)),
           ratioToRawUpserts: ratio,
           target: 0.5,
           pass: ratio >= 0.5,
-          rounds,
+          rounds: mine,
         });
       }
 
