@@ -12,9 +12,10 @@ const range = (s: Summary, f: (v: number) => string) =>
 interface RelayIdle {
   measuredSeconds?: number;
   rssMiB?: { max: number; mean: number };
+  rssMB?: { max: number; mean: number };
   cpuPercentOfOneCore?: number;
   imdsPolls?: number;
-  targets?: { rssMiB: number; cpuPercentOfOneCore: number };
+  targets?: { rssMiB?: number; rssMB?: number; cpuPercentOfOneCore: number };
   artifact?: string;
 }
 
@@ -81,7 +82,9 @@ export function renderMarkdown(r: BenchResults): string {
       "",
       "| Measure | Result | Target |",
       "| --- | --- | --- |",
-      `| Resident memory (max / mean) | ${idle.rssMiB.max} MiB / ${idle.rssMiB.mean} MiB | ≤ ${idle.targets.rssMiB} MB |`,
+      idle.rssMB && idle.targets.rssMB
+        ? `| Resident memory (max / mean) | ${idle.rssMB.max} MB / ${idle.rssMB.mean} MB (${idle.rssMiB.max} / ${idle.rssMiB.mean} MiB) | ≤ ${idle.targets.rssMB} MB |`
+        : `| Resident memory (max / mean) | ${idle.rssMiB.max} MiB / ${idle.rssMiB.mean} MiB | ≤ ${idle.targets.rssMiB} MiB |`,
       `| CPU, share of one core | ${idle.cpuPercentOfOneCore} % | ≤ ${idle.targets.cpuPercentOfOneCore} % |`,
       `| IMDS polls in ${idle.measuredSeconds} s | ${idle.imdsPolls} | 1 per second |`,
       "",

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench: the relay's idle benchmark (its own process, 30 s), then every system figure
+// npm run bench: the relay's idle benchmark (its own process, 60 s), then every system figure
 // (bench/main.ts, bundled with esbuild: workspace packages from their sources, other packages
 // left to node_modules). Writes bench/results/latest.{json,md} and relay-idle.{json,md}.
 // Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N.
@@ -17,7 +17,7 @@ const arg = (name, fallback) => {
 
 const idle = join(root, "relay", "bench", "idle.mjs");
 if (!process.argv.includes("--skip-idle") && existsSync(idle)) {
-  const r = spawnSync(process.execPath, [idle, "--seconds", arg("--idle-seconds", "30")], {
+  const r = spawnSync(process.execPath, [idle, "--seconds", arg("--idle-seconds", "60")], {
     cwd: root,
     stdio: "inherit",
   });
