@@ -140,4 +140,69 @@ describe("event lifecycle end to end", () => {
     expectRecoveredAfterEnd(c.fabric, markers, ev.eventId);
     for (const vm of markers.vmsThatRan("drain", ev.eventId)) expect(vm).toBe("vmss-api_1");
   });
+
+  it("waits for a VM that Resources names only from a later incarnation, and approves once it drained too", async () => {
+    const { c, markers } = e;
+    // web-0 alone would be drained after 1.5 s; web-2, added meanwhile, takes 3 s.
+    markers.setHookSeconds("drain", "web-0", 1.5);
+    markers.setHookSeconds("drain", "web-2", 3);
+    const ev = c.fabric.schedule({
+      eventType: "Reboot",
+      resources: ["web-0"],
+      noticeSeconds: 120,
+      startedSeconds: 1,
+    });
+    await waitFor(
+      () => markers.runs("drain", "web-0", ev.eventId).length > 0,
+      15_000,
+      "web-0 draining",
+    );
+    c.fabric.changeResources(ev.eventId, ["web-0", "web-2"]);
+    const done = await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
+    expect(done.approval.rule).toBe("allDrained");
+    expect(simEvent(c.fabric, ev.eventId).resources).toEqual(["web-0", "web-2"]);
+    expectPlannedLifecycle(c.fabric, markers, ev.eventId);
+    const web0 = lastEnd(markers.runs("drain", "web-0", ev.eventId)) as number;
+    const web2 = lastEnd(markers.runs("drain", "web-2", ev.eventId)) as number;
+    expect(web2).toBeGreaterThan(web0);
+  });
+
+  it("holds a drained event while an operator hold lasts and approves it once released", async () => {
+    const { c, markers } = e;
+    const ev = c.fabric.schedule({
+      eventType: "Freeze",
+      resources: ["vmss-api_2"],
+      noticeSeconds: 120,
+      durationInSeconds: 1,
+      startedSeconds: 1,
+    });
+    await waitForPhase(c, ev.eventId, ["Observed", "Draining"], 15_000);
+    await c.status.operator("hold", ev.eventId, {
+      cluster: c.cluster,
+      reason: "e2e: change freeze",
+    });
+    await waitFor(
+      () => lastEnd(markers.runs("drain", "vmss-api_2", ev.eventId)) !== undefined,
+      15_000,
+      "vmss-api_2 drained",
+    );
+    // Drained, reported, and still held: two active report intervals pass without StartRequests.
+    const held = await waitFor(
+      async () => {
+        const d = await c.status.event(ev.eventId, c.cluster);
+        return d.drained.includes("vmss-api_2") ? d : null;
+      },
+      15_000,
+      "the drain reported",
+    );
+    expect(held.phase).not.toBe("Approving");
+    const heldSince = Date.now();
+    await waitFor(() => Date.now() - heldSince > 2_500, 5_000, "two report intervals");
+    expect(startRequestsFor(c.fabric, ev.eventId)).toEqual([]);
+    await c.status.operator("release", ev.eventId, { cluster: c.cluster, reason: "e2e: done" });
+    const releasedAt = Date.now();
+    await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
+    expectPlannedLifecycle(c.fabric, markers, ev.eventId);
+    expect(startRequestsFor(c.fabric, ev.eventId)[0]?.at.realMs).toBeGreaterThanOrEqual(releasedAt);
+  });
 });
