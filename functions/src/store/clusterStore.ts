@@ -97,7 +97,9 @@ export class ClusterStore {
     const names = new Set<string>([mk]);
     for (const ev of report.document?.Events ?? [])
       for (const r of ev.Resources) names.add(memberKey(r));
-    await this.loadActive(loaded, reportKeys, names);
+    // The core re-decides only the events the report concerns: their readiness and members are
+    // loaded; the cluster's other events come along only for the budget of events in flight.
+    await this.loadActive(loaded, reportKeys, names, { readinessOnlyFor: reportKeys });
     return loaded;
   }
 
@@ -119,7 +121,7 @@ export class ClusterStore {
     loaded: Loaded,
     keys: Set<string>,
     names: Set<string>,
-    opts: { allMembers?: boolean } = {},
+    opts: { allMembers?: boolean; readinessOnlyFor?: ReadonlySet<string> } = {},
   ): Promise<void> {
     const { cluster } = loaded.state;
     const pk = encodeKey(cluster);
@@ -129,8 +131,9 @@ export class ClusterStore {
       loaded.state.events[ev.key] = ev;
       this.remember(loaded, "Events", row);
     }
+    const only = opts.readinessOnlyFor;
     const readinessKeys = Object.values(loaded.state.events)
-      .filter((e) => !ended(e) || keys.has(e.key))
+      .filter((e) => (only ? only.has(e.key) : !ended(e) || keys.has(e.key)))
       .map((e) => e.key);
     for (const key of readinessKeys) {
       const ev = loaded.state.events[key];

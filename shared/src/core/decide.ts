@@ -129,7 +129,15 @@ export function applyReport(
     memberKey: mk,
     seesScheduled: (key) => docEvents.get(key)?.EventStatus === "Scheduled",
   };
-  const evaluated = evaluateAll(next, now, policy, candidate);
+  // Only the events this report concerns are re-decided; the others loaded (for the budget) keep
+  // their stored phase until their own relays report or the sweep runs.
+  const scope = new Set([
+    ...docEvents.keys(),
+    ...hooksByKey.keys(),
+    ...(prev?.eventKeys ?? []),
+    ...report.approvals.map((a) => eventKey(a.eventId)),
+  ]);
+  const evaluated = evaluateAll(next, now, policy, candidate, scope);
   next = evaluated.state;
   transitions.push(...evaluated.transitions);
 
@@ -237,11 +245,14 @@ function evaluateAll(
   now: number,
   policy: Policy,
   candidate: Candidate | null,
+  scope?: ReadonlySet<string>,
 ): { state: ClusterState; transitions: Transition[] } {
   let events = state.events;
   const transitions: Transition[] = [];
   // Oldest first, so when the budget allows one more event the longest-waiting one gets it.
-  const ordered = Object.values(state.events).sort((a, b) => a.firstSeenAt - b.firstSeenAt);
+  const ordered = Object.values(state.events)
+    .filter((e) => !scope || scope.has(e.key))
+    .sort((a, b) => a.firstSeenAt - b.firstSeenAt);
   for (const original of ordered) {
     const current: ClusterState = { ...state, events };
     const r = evaluateEvent(current, original, now, policy, candidate);

@@ -310,6 +310,20 @@ describe("lifecycle paths", () => {
     expect(approveIds(s.send(report("vm1", 3, [grown], { hooks: [drained(id)] })))).toEqual([id]);
   });
 
+  it("re-decides only the events a report concerns: another event loaded without its readiness keeps its phase", () => {
+    const s = new Sim();
+    registerBoth(s);
+    const a = scheduled("aaaa", ["vm0"]);
+    const b = scheduled("bbbb", ["vm1"]);
+    s.send(report("vm1", 2, [b], { hooks: [{ eventId: "bbbb", drain: run("running") }] }));
+    expect(s.phase("bbbb")).toBe("Draining");
+    // The store loads B (for the budget) but not its readiness when vm0 reports only A.
+    const partial = { ...s.state, readiness: { aaaa: s.state.readiness.aaaa ?? {} } };
+    const before = partial.events.bbbb;
+    const d = applyReport(partial, report("vm0", 2, [a]), s.now + 1000, s.p);
+    expect(d.state.events.bbbb).toBe(before);
+  });
+
   it("ignores a report older than the applied incarnation and returns the very same state", () => {
     const s = new Sim();
     registerBoth(s);
