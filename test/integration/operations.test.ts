@@ -23,12 +23,13 @@ afterAll(async () => {
   await azurite?.stop();
 });
 
-async function measure(c: TestCoordinator, body: unknown): Promise<Omit<OpCounts, "conflicts">> {
+async function measure(
+  c: TestCoordinator,
+  body: unknown,
+  key = c.relayKey,
+): Promise<Omit<OpCounts, "conflicts">> {
   const before = c.deps.store.stats();
-  const res = await call(
-    c.handlers.report,
-    request("POST", "relay/report", { key: c.relayKey, body }),
-  );
+  const res = await call(c.handlers.report, request("POST", "relay/report", { key, body }));
   expect(res.status).toBe(200);
   const after = c.deps.store.stats();
   return {
@@ -39,8 +40,17 @@ async function measure(c: TestCoordinator, body: unknown): Promise<Omit<OpCounts
 }
 
 describe("table operations per report", () => {
-  it("meet the budget: idle heartbeat 1 read and 0 writes (1 when lastSeenAt is due); event-time reports a handful", async () => {
+  it("meet the budget: idle heartbeat at most 1 read and 0 writes (1 when lastSeenAt is due); event-time reports a handful", async () => {
     const c = await testCoordinator(azurite.connectionString);
+    // A second instance on the same tables: it has not seen the member, so it reads it.
+    const other = await testCoordinator(azurite.connectionString, {
+      clock: c.clock,
+      settings: {
+        QUIESCE_TABLE_PREFIX: c.prefix,
+        QUIESCE_RELAY_KEY: c.relayKey,
+        QUIESCE_OPERATOR_KEY: c.operatorKey,
+      },
+    });
     const rows: [string, Omit<OpCounts, "conflicts">][] = [];
     const ev = freezeEvent(["web-0", "web-1"]);
 
@@ -48,13 +58,16 @@ describe("table operations per report", () => {
     await measure(c, makeReport("web-1"));
     c.clock.advance(5_000);
     const idle = await measure(c, makeReport("web-0"));
-    rows.push(["idle heartbeat, member unchanged", idle]);
-    expect(idle).toEqual({ reads: 1, queries: 0, writes: 0 });
+    rows.push(["idle heartbeat, member unchanged, same instance", idle]);
+    expect(idle).toEqual({ reads: 0, queries: 0, writes: 0 });
+    const idleElsewhere = await measure(other, makeReport("web-0"), c.relayKey);
+    rows.push(["idle heartbeat, member unchanged, other instance", idleElsewhere]);
+    expect(idleElsewhere).toEqual({ reads: 1, queries: 0, writes: 0 });
 
     c.clock.advance(31_000); // past the liveness granularity (a third of the 90 s timeout)
     const refresh = await measure(c, makeReport("web-0"));
     rows.push(["idle heartbeat, lastSeenAt due", refresh]);
-    expect(refresh).toEqual({ reads: 1, queries: 0, writes: 1 });
+    expect(refresh).toEqual({ reads: 0, queries: 0, writes: 1 });
     await measure(c, makeReport("web-1"));
 
     const first = await measure(c, makeReport("web-0", { incarnation: 2, events: [ev] }));
@@ -89,5 +102,41 @@ describe("table operations per report", () => {
         ),
       ].join("\n"),
     );
+  });
+
+  it("notices an event that left while another instance applied it, though this instance remembered the member idle", async () => {
+    const a = await testCoordinator(azurite.connectionString);
+    const b = await testCoordinator(azurite.connectionString, {
+      clock: a.clock,
+      settings: {
+        QUIESCE_TABLE_PREFIX: a.prefix,
+        QUIESCE_RELAY_KEY: a.relayKey,
+        QUIESCE_OPERATOR_KEY: a.operatorKey,
+      },
+    });
+    const ev = freezeEvent(["web-0", "web-1"]);
+    await measure(a, makeReport("web-0")); // a remembers web-0 idle at incarnation 1
+    a.clock.advance(1_000);
+    await measure(b, makeReport("web-0", { incarnation: 2, events: [ev] }), a.relayKey);
+    a.clock.advance(1_000);
+    // Back on a: the event has left (incarnation 3, no events). a's idle copy is stale; the write
+    // it wants fails its ETag, and the re-read finds the event to mark as gone.
+    const res = await call(
+      a.handlers.report,
+      request("POST", "relay/report", {
+        key: a.relayKey,
+        body: makeReport("web-0", { incarnation: 3 }),
+      }),
+    );
+    expect(res.status).toBe(200);
+    const detail = await call(
+      a.handlers.event,
+      request("GET", `events/${ev.EventId}?cluster=web`, {
+        key: a.operatorKey,
+        params: { eventId: ev.EventId },
+      }),
+    );
+    expect(detail.status).toBe(200);
+    expect(detail.body.phase).toBe("Cancelled");
   });
 });

@@ -58,8 +58,27 @@ export interface AuditEntry {
 const tag = (table: TableName, pk: string, rk: string) => `${table}|${pk}|${rk}`;
 const ended = (e: EventRecord) => e.endedAt !== null;
 
+/**
+ * Idle members this instance read or wrote lately, with their ETags. An idle heartbeat (nothing in
+ * its document, no hooks, no approvals) whose member is cached as idle is decided on the cached
+ * row without reading it. This is safe against other instances writing the row meanwhile: with no
+ * events at the cached incarnation and none in the report, a stale row can only make the core
+ * want a write it would not (the ETag then fails, the entry is dropped and the report re-read and
+ * re-decided), or skip one for a report that is older than the stored row anyway (IMDS
+ * incarnations only grow, and equal incarnations hold equal events).
+ */
+const IDLE_CACHE_MAX = 50_000;
+const IDLE_CACHE_TTL_MS = 5 * 60_000;
+
+interface CachedMember {
+  member: Member;
+  etag: string;
+  at: number;
+}
+
 export class ClusterStore {
   private historySeq = 0;
+  private readonly idleMembers = new Map<string, CachedMember>();
 
   constructor(
     private readonly tables: Tables,
@@ -86,6 +105,16 @@ export class ClusterStore {
     const cluster = report.cluster;
     const loaded = this.empty(cluster);
     const mk = memberKey(report.vm.name);
+    const idleReport =
+      (report.document?.Events.length ?? 0) === 0 &&
+      report.hooks.length === 0 &&
+      report.approvals.length === 0;
+    const cached = idleReport ? this.cachedIdleMember(cluster, mk) : undefined;
+    if (cached) {
+      loaded.state.members[mk] = cached.member;
+      loaded.etags.set(tag("Members", encodeKey(cluster), encodeKey(mk)), cached.etag);
+      return loaded;
+    }
     const member = await this.readMember(loaded, cluster, mk);
     const reportKeys = new Set<string>([
       ...(report.document?.Events ?? []).map((e) => eventKey(e.EventId)),
@@ -162,7 +191,36 @@ export class ClusterStore {
     const member = fromEntity<Member>(row);
     loaded.state.members[mk] = member;
     this.remember(loaded, "Members", row);
+    if (row.etag) this.cacheMember(cluster, mk, member, row.etag);
     return member;
+  }
+
+  private cachedIdleMember(cluster: string, mk: string): CachedMember | undefined {
+    const key = `${cluster}|${mk}`;
+    const hit = this.idleMembers.get(key);
+    if (!hit) return undefined;
+    if (Date.now() - hit.at > IDLE_CACHE_TTL_MS) {
+      this.idleMembers.delete(key);
+      return undefined;
+    }
+    return hit;
+  }
+
+  /** Remembers a member row as this instance last saw it, if it is idle (no events). */
+  private cacheMember(cluster: string, mk: string, member: Member, etag: string): void {
+    const key = `${cluster}|${mk}`;
+    this.idleMembers.delete(key); // re-insert: Map order is then least recently seen first
+    if (member.eventKeys.length > 0) return;
+    this.idleMembers.set(key, { member, etag, at: Date.now() });
+    if (this.idleMembers.size > IDLE_CACHE_MAX) {
+      const oldest = this.idleMembers.keys().next().value;
+      if (oldest !== undefined) this.idleMembers.delete(oldest);
+    }
+  }
+
+  /** A conflict means another instance wrote: forget what this one remembers of that member. */
+  forgetCachedMember(cluster: string, mk: string): void {
+    this.idleMembers.delete(`${cluster}|${mk}`);
   }
 
   private async readAllMembers(loaded: Loaded): Promise<void> {
@@ -247,12 +305,20 @@ export class ClusterStore {
     await this.appendHistory(cluster, decision.transitions, opts.audit);
 
     const reporterRow = opts.reporter;
-    const memberWrite = (mk: string, m: Member) =>
-      this.put(
-        loaded,
-        "Members",
-        toEntity(encodeKey(cluster), encodeKey(mk), m, { vm: m.vmName, lastSeenAt: m.lastSeenAt }),
-      );
+    const memberWrite = async (mk: string, m: Member) => {
+      const entity = toEntity(encodeKey(cluster), encodeKey(mk), m, {
+        vm: m.vmName,
+        lastSeenAt: m.lastSeenAt,
+      });
+      try {
+        await this.put(loaded, "Members", entity);
+      } catch (e) {
+        this.forgetCachedMember(cluster, mk);
+        throw e;
+      }
+      const etag = loaded.etags.get(tag("Members", entity.partitionKey, entity.rowKey));
+      if (etag) this.cacheMember(cluster, mk, m, etag);
+    };
     await Promise.all(
       Object.entries(next.members)
         .filter(([mk, m]) => mk !== reporterRow && m !== prev.members[mk])
