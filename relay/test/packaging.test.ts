@@ -64,6 +64,38 @@ describe("Linux install.sh / uninstall.sh", () => {
       env: { PATH: `${stubs}:${process.env.PATH}`, DESTDIR: root },
     });
 
+  it("uses the x86_64 single executable only on x86_64, and the bundle on other machines (arm64)", () => {
+    const both = join(work.path, "with-exe");
+    mkdirSync(both, { recursive: true });
+    for (const f of ["install.sh", "quiesce-relay.service", "quiesce-relay.js"])
+      copyFileSync(join(from, f), join(both, f));
+    // Stands in for the executable: accepts --check-config like the real one.
+    writeFileSync(join(both, "quiesce-relay"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const install = (arch: string) =>
+      spawnSync(
+        "sh",
+        [
+          join(both, "install.sh"),
+          "--from",
+          both,
+          "--settings-base64",
+          b64(settings),
+          "--no-start",
+        ],
+        {
+          encoding: "utf8",
+          env: { PATH: `${stubs}:${process.env.PATH}`, DESTDIR: root, QUIESCE_INSTALL_ARCH: arch },
+        },
+      );
+    const unit = () => readFileSync(join(root, "etc/systemd/system/quiesce-relay.service"), "utf8");
+    expect(install("x86_64").status).toBe(0);
+    expect(unit()).toContain("ExecStart=/opt/quiesce-relay/quiesce-relay --config");
+    expect(install("aarch64").status).toBe(0);
+    expect(unit()).toContain(
+      `ExecStart=${process.execPath} /opt/quiesce-relay/quiesce-relay.js --config`,
+    );
+  });
+
   it("installs the bundle, the settings (root-only) and the unit, then enables and starts the service", () => {
     const r = sh("install.sh", "--from", from, "--settings-base64", b64(settings));
     expect(r.stderr).toBe("");

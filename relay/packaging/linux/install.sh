@@ -39,8 +39,10 @@ umask 077
 mkdir -p "$D$PREFIX" "$D$CONF_DIR" "$D/var/lib/quiesce-relay" "$D$(dirname "$UNIT")"
 chmod 755 "$D$PREFIX"
 
-# The executable: the standalone one if shipped, else the bundle run by the system's node.
-if [ -f "$FROM/quiesce-relay" ]; then
+# The executable: the standalone one if shipped and this is the x86_64 it was built for, else the
+# bundle run by the system's node (arm64 VMs and others).
+ARCH=${QUIESCE_INSTALL_ARCH:-$(uname -m)}
+if [ -f "$FROM/quiesce-relay" ] && [ "$ARCH" = "x86_64" ]; then
   install -m 755 "$FROM/quiesce-relay" "$D$PREFIX/quiesce-relay.new"
   mv -f "$D$PREFIX/quiesce-relay.new" "$D$PREFIX/quiesce-relay"
   EXEC="$PREFIX/quiesce-relay"
@@ -53,7 +55,7 @@ elif [ -f "$FROM/quiesce-relay.js" ]; then
   EXEC="$NODE $PREFIX/quiesce-relay.js"
   RUN="$NODE $D$PREFIX/quiesce-relay.js"
 else
-  die "neither quiesce-relay nor quiesce-relay.js found in $FROM"
+  die "neither a usable quiesce-relay (x86_64 only; this is $ARCH) nor quiesce-relay.js found in $FROM"
 fi
 
 # Settings: the file holds the relay key or hook commands, so root-only.
