@@ -431,7 +431,15 @@ function directivesFor(
       leaseExpiresAt = Math.min(leaseExpiresAt, e.lease.expiresAt);
     }
     const hooks = hooksByKey.get(e.key);
-    if (e.leftAt !== null && !seen && hooks?.drain && !hooks.recover) {
+    // A safety net for a relay that drained and lost track of the event (a running drain is
+    // followed by its recover anyway).
+    if (
+      e.leftAt !== null &&
+      !seen &&
+      hooks?.drain &&
+      hooks.drain.status !== "running" &&
+      !hooks.recover
+    ) {
       directives.push({ kind: "recover", eventId: hooks.eventId });
     }
   }

@@ -90,6 +90,10 @@ describe("lifecycle paths", () => {
     expect(s.phase(id)).toBe("Cancelled");
     const d = s.send(report("vm0", 3, [], { hooks: [drained(id)] }));
     expect(d.directives).toEqual([{ kind: "recover", eventId: id }]);
+    const stillDraining = s.send(
+      report("vm0", 3, [], { hooks: [{ eventId: id, drain: run("running") }] }),
+    );
+    expect(stillDraining.directives).toEqual([]);
   });
 
   it("records Unplanned when the first sight is already Started (hardware failure) and never directs an approval", () => {
