@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait";
 import { type E2eCluster, startE2eCluster } from "./support/cluster";
 import {
+  expectDrainedBeforeApproval,
   expectOneApprover,
   expectOnlyResourcesHooked,
   expectPlannedLifecycle,
@@ -31,6 +32,8 @@ const topology = {
       scaleSetName: "vmss-api",
       vms: 3,
     },
+    // A Spot VM on its own: Preempt deletes it, so no later test may use it.
+    { kind: "standalone" as const, vms: ["spot-0"] },
   ],
 };
 
@@ -205,4 +208,26 @@ describe("event lifecycle end to end", () => {
     expectPlannedLifecycle(c.fabric, markers, ev.eventId);
     expect(startRequestsFor(c.fabric, ev.eventId)[0]?.at.realMs).toBeGreaterThanOrEqual(releasedAt);
   });
+
+  it("drains a Spot VM on its 30 s Preempt notice and approves at once; the deleted VM owes no recover", async () => {
+    const { c, markers } = e;
+    const ev = c.fabric.schedule({
+      eventType: "Preempt",
+      resources: ["spot-0"],
+      startedSeconds: 1,
+    });
+    const notBefore = simEvent(c.fabric, ev.eventId).notBeforeMs as number;
+    const notice = notBefore - simEvent(c.fabric, ev.eventId).scheduledAt.simMs;
+    expect(Math.abs(notice - 30_000), "about 30 s of notice").toBeLessThan(1_000); // NotBefore has whole seconds
+    await waitFor(() => simEvent(c.fabric, ev.eventId).removedAt, 30_000, "Azure ends the Preempt");
+    await c.stopRelay("spot-0"); // Azure deleted the VM, and its relay with it
+    // Nobody is left to report the event gone: the sweep ends it once spot-0 is no longer live.
+    const done = await waitForPhase(c, ev.eventId, ["Completed"], 45_000);
+    expect(done.approval.rule).toBe("allDrained");
+    expectOneApprover(c.fabric, ev.eventId);
+    expectDrainedBeforeApproval(c.fabric, markers, ev.eventId);
+    const started = simEvent(c.fabric, ev.eventId).startedAt?.simMs as number;
+    expect(started, "started well before NotBefore").toBeLessThan(notBefore - 20_000);
+    expect(markers.vmsThatRan("recover", ev.eventId)).toEqual([]);
+  }, 90_000);
 });

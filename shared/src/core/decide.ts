@@ -1,8 +1,8 @@
 import { eventKey, namesVm, notBeforeMs, type ScheduledEvent } from "../imds/scheduledEvents";
 import type { Directive, RelayReport } from "../protocol/v1";
-import { type Candidate, evaluateEvent, isEnded } from "./evaluate";
+import { type Candidate, DELETES_VMS, evaluateEvent, isEnded } from "./evaluate";
 import { newerHookRun, sameHookRun } from "./hooks";
-import { livenessGranularityMs } from "./liveness";
+import { isLive, livenessGranularityMs } from "./liveness";
 import type { Policy } from "./policy";
 import {
   type ClusterState,
@@ -160,7 +160,8 @@ export function tick(
   policy: Policy,
   opts: { eventRetentionMs?: number } = {},
 ): Decision {
-  const evaluated = evaluateAll(state, now, policy, null);
+  const gone = deletedWithTheirVms(state, now, policy);
+  const evaluated = evaluateAll(gone.state, now, policy, null);
   const retention = opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS;
   const forget = Object.values(evaluated.state.events)
     .filter((e) => isEnded(e) && e.endedAt !== null && now - e.endedAt >= retention)
@@ -168,11 +169,39 @@ export function tick(
   return {
     state: evaluated.state,
     directives: [],
-    transitions: evaluated.transitions,
+    transitions: [...gone.transitions, ...evaluated.transitions],
     applied: true,
     nextReportInSeconds: policy.idleReportSeconds,
     forget,
   };
+}
+
+/**
+ * A Preempt or Terminate deletes its VMs, relays included: when it has started and no live relay
+ * still sees it (a Spot VM alone in its group), nobody will ever report it leaving. The sweep
+ * (which loads every member) ends it. Other event types wait for their relays to come back.
+ */
+function deletedWithTheirVms(
+  state: ClusterState,
+  now: number,
+  policy: Policy,
+): { state: ClusterState; transitions: Transition[] } {
+  let events = state.events;
+  const transitions: Transition[] = [];
+  for (const e of Object.values(state.events)) {
+    if (!DELETES_VMS.has(e.eventType) || e.status !== "Started" || e.leftAt !== null) continue;
+    const rows = Object.entries(state.readiness[e.key] ?? {});
+    if (rows.some(([mk, r]) => r.inDocument && isLive(state.members[mk], now, policy))) continue;
+    events = { ...events, [e.key]: { ...e, leftAt: now } };
+    transitions.push({
+      eventKey: e.key,
+      at: now,
+      from: e.phase,
+      to: e.phase,
+      reason: `${e.eventType} started and no live relay still sees it: its VMs are gone`,
+    });
+  }
+  return { state: events === state.events ? state : { ...state, events }, transitions };
 }
 
 export class OperatorActionError extends Error {

@@ -174,6 +174,9 @@ function nextPhase(
     : { phase: "Observed", reason: "waiting for drains to start" };
 }
 
+/** Preempt and Terminate delete the VMs they name: nothing comes back to recover. */
+export const DELETES_VMS: ReadonlySet<string> = new Set(["Preempt", "Terminate"]);
+
 /** Affected VMs that drained for the event and still owe a recover (and can still do it). */
 export function recoversOwed(
   state: ClusterState,
@@ -181,6 +184,7 @@ export function recoversOwed(
   now: number,
   policy: Policy,
 ): string[] {
+  if (DELETES_VMS.has(e.eventType)) return [];
   const rows = state.readiness[e.key] ?? {};
   return Object.entries(rows)
     .filter(

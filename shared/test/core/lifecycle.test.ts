@@ -96,6 +96,44 @@ describe("lifecycle paths", () => {
     expect(stillDraining.directives).toEqual([]);
   });
 
+  it("completes a Preempt as soon as it leaves the document: the Spot VM is deleted, no recover is owed", () => {
+    const s = new Sim();
+    registerBoth(s);
+    const preempt = scheduled(id, ["vm0"], { EventType: "Preempt", DurationInSeconds: -1 });
+    expect(approveIds(s.send(report("vm0", 2, [preempt], { hooks: [drained(id)] })))).toEqual([id]);
+    s.send(
+      report("vm0", 2, [preempt], {
+        hooks: [drained(id)],
+        approvals: [{ eventId: id, outcome: "accepted", at: new Date(s.now).toISOString() }],
+      }),
+    );
+    s.send(report("vm1", 3, [started(preempt)]));
+    s.send(report("vm1", 4, []));
+    expect(s.phase(id)).toBe("Completed");
+  });
+
+  it("ends a started Preempt in the sweep once no live relay sees it (a Spot VM alone in its group is deleted with its relay)", () => {
+    const s = new Sim();
+    const preempt = scheduled(id, ["spot"], { EventType: "Preempt", DurationInSeconds: -1 });
+    s.send(report("spot", 1, []));
+    s.send(report("spot", 2, [preempt], { hooks: [drained(id)] }));
+    s.send(
+      report("spot", 2, [preempt], {
+        hooks: [drained(id)],
+        approvals: [{ eventId: id, outcome: "accepted", at: new Date(s.now).toISOString() }],
+      }),
+    );
+    s.send(report("spot", 3, [started(preempt)], { hooks: [drained(id)] }));
+    expect(s.phase(id)).toBe("Started");
+    s.tick(30_000);
+    expect(s.phase(id)).toBe("Started"); // the relay is still live: wait for it
+    const d = s.tick(90_000);
+    expect(s.phase(id)).toBe("Completed");
+    expect(d.transitions.map((t) => t.reason)).toContain(
+      "Preempt started and no live relay still sees it: its VMs are gone",
+    );
+  });
+
   it("records Unplanned when the first sight is already Started (hardware failure) and never directs an approval", () => {
     const s = new Sim();
     registerBoth(s);
