@@ -50,11 +50,18 @@ export type ClusterView = z.infer<typeof ClusterView>;
 export const StatusView = z.looseObject({ now: z.string(), clusters: z.array(ClusterView) });
 export type StatusView = z.infer<typeof StatusView>;
 
-const HistoryEntry = z.looseObject({ at: z.string(), reason: z.string() });
+const HistoryEntry = z.looseObject({
+  at: z.string(),
+  reason: z.string(),
+  to: z.string().optional(),
+});
+const HookRunView = z.looseObject({ status: z.string(), finishedAt: z.string().optional() });
 const ReadinessEntry = z.looseObject({
   vm: z.string(),
   inDocument: z.boolean(),
   affected: z.boolean(),
+  drain: HookRunView.nullable(),
+  recover: HookRunView.nullable(),
 });
 export const EventDetail = EventView.extend({
   readiness: z.array(ReadinessEntry),

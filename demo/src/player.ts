@@ -35,6 +35,11 @@ export async function play(
   const log = (line: string) => say(`${stamp()}  ${line}`);
 
   const ids = new Map<string, string>(); // scenario name → EventId
+  const idOf = (name: string) => {
+    const id = ids.get(name);
+    if (id === undefined) throw new Error(`event "${name}" was never scheduled`);
+    return id;
+  };
   const nameOf = (id: string) =>
     [...ids].find(([, v]) => v.toLowerCase() === id.toLowerCase())?.[0] ?? id;
   const unsubscribe = fabric.onTimeline((e: TimelineEntry) => {
@@ -56,14 +61,14 @@ export async function play(
         break;
       }
       case "cancel":
-        fabric.cancel(ids.get(s.name) as string);
+        fabric.cancel(idOf(s.name));
         log(`scenario: Azure cancels ${s.name}`);
         break;
       case "startNow":
-        fabric.startNow(ids.get(s.name) as string);
+        fabric.startNow(idOf(s.name));
         break;
       case "changeResources":
-        fabric.changeResources(ids.get(s.name) as string, s.resources);
+        fabric.changeResources(idOf(s.name), s.resources);
         log(`scenario: ${s.name} now affects ${s.resources.join(", ")}`);
         break;
       case "fault":

@@ -25,7 +25,7 @@ const seconds = (ms: number) => Math.round(ms / 100) / 10;
 function outcomeOf(detail: EventDetail | null): string {
   if (!detail) return "never reported";
   const via = detail.timeline
-    .map((t) => (t as { to?: string }).to)
+    .map((t) => t.to)
     .find((to) => to === "Unplanned" || to === "ExpiredAtNotBefore");
   return via && via !== detail.phase ? `${detail.phase} (${via})` : detail.phase;
 }
@@ -37,17 +37,13 @@ export function summarize(
 ): EventSummary {
   const affected = new Set((detail?.resources ?? sim?.resources ?? []).map((r) => r.toLowerCase()));
   const readiness = detail?.readiness ?? [];
-  const drains = readiness
-    .filter((r) => affected.has(r.vm.toLowerCase()))
-    .map((r) => (r as { drain?: { status?: string; finishedAt?: string } | null }).drain ?? null);
+  const drains = readiness.filter((r) => affected.has(r.vm.toLowerCase())).map((r) => r.drain);
   const drainedAt = drains.every((d) => d?.status === "succeeded" && d.finishedAt)
     ? Math.max(...drains.map((d) => Date.parse(d?.finishedAt ?? "")))
     : null;
   const firstSeen = detail?.firstSeenAt ? Date.parse(detail.firstSeenAt) : null;
-  const drainedRows = readiness.filter((r) => (r as { drain?: unknown }).drain);
-  const recoveredRows = drainedRows.filter(
-    (r) => (r as { recover?: { status?: string } | null }).recover?.status === "succeeded",
-  );
+  const drainedRows = readiness.filter((r) => r.drain);
+  const recoveredRows = drainedRows.filter((r) => r.recover?.status === "succeeded");
   let noticeSaved: number | null = null;
   let before: number | null = null;
   if (sim?.notBeforeMs && sim.startedAt) {
