@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { OpCounts } from "../../functions/src/store";
-import { type AzuriteHandle, startTestAzurite } from "../support/azurite";
+import { useAzurite } from "../support/azurite";
 import {
   call,
   freezeEvent,
@@ -15,13 +15,7 @@ import {
  * against Azurite. The numbers are printed for the docs and the issue note.
  */
 
-let azurite: AzuriteHandle;
-beforeAll(async () => {
-  azurite = await startTestAzurite();
-});
-afterAll(async () => {
-  await azurite?.stop();
-});
+const azurite = useAzurite();
 
 async function measure(
   c: TestCoordinator,
@@ -41,9 +35,9 @@ async function measure(
 
 describe("table operations per report", () => {
   it("meet the budget: idle heartbeat at most 1 read and 0 writes (1 when lastSeenAt is due); event-time reports a handful", async () => {
-    const c = await testCoordinator(azurite.connectionString);
+    const c = await testCoordinator(azurite().connectionString);
     // A second instance on the same tables: it has not seen the member, so it reads it.
-    const other = await testCoordinator(azurite.connectionString, {
+    const other = await testCoordinator(azurite().connectionString, {
       clock: c.clock,
       settings: {
         QUIESCE_TABLE_PREFIX: c.prefix,
@@ -105,8 +99,8 @@ describe("table operations per report", () => {
   });
 
   it("notices an event that left while another instance applied it, though this instance remembered the member idle", async () => {
-    const a = await testCoordinator(azurite.connectionString);
-    const b = await testCoordinator(azurite.connectionString, {
+    const a = await testCoordinator(azurite().connectionString);
+    const b = await testCoordinator(azurite().connectionString, {
       clock: a.clock,
       settings: {
         QUIESCE_TABLE_PREFIX: a.prefix,

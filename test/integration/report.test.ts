@@ -1,6 +1,6 @@
 import { DEFAULT_POLICY, type RelayReport } from "@quiesce/shared";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AzuriteHandle, startTestAzurite } from "../support/azurite";
+import { describe, expect, it } from "vitest";
+import { startTestAzurite, useAzurite } from "../support/azurite";
 import { startLocalEntra } from "../support/entra";
 import {
   call,
@@ -13,13 +13,7 @@ import {
   testCoordinator,
 } from "./harness";
 
-let azurite: AzuriteHandle;
-beforeAll(async () => {
-  azurite = await startTestAzurite();
-});
-afterAll(async () => {
-  await azurite?.stop();
-});
+const azurite = useAzurite();
 
 const report = (c: TestCoordinator, body: unknown, key = c.relayKey) =>
   call(c.handlers.report, request("POST", "relay/report", { key, body }));
@@ -36,7 +30,7 @@ async function reportUntilAccepted(c: TestCoordinator, body: RelayReport) {
 
 describe("POST /api/relay/report", () => {
   it("registers a relay and answers an idle heartbeat with the idle interval", async () => {
-    const c = await testCoordinator(azurite.connectionString);
+    const c = await testCoordinator(azurite().connectionString);
     const res = await report(c, makeReport("web-0"));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -50,7 +44,7 @@ describe("POST /api/relay/report", () => {
   });
 
   it("elects exactly one approver once every VM named in Resources has drained", async () => {
-    const c = await testCoordinator(azurite.connectionString);
+    const c = await testCoordinator(azurite().connectionString);
     const ev = freezeEvent(["web-0", "web-1"]);
     await report(c, makeReport("web-0"));
     await report(c, makeReport("web-1"));
@@ -69,7 +63,7 @@ describe("POST /api/relay/report", () => {
   });
 
   it("50 relays reporting concurrently on one event lose no readiness update and produce exactly one approver", async () => {
-    const c = await testCoordinator(azurite.connectionString);
+    const c = await testCoordinator(azurite().connectionString);
     const vms = Array.from({ length: 50 }, (_, i) => `node-${String(i).padStart(2, "0")}`);
     const ev = freezeEvent(vms);
     await Promise.all(vms.map((vm) => reportUntilAccepted(c, makeReport(vm))));
@@ -117,7 +111,7 @@ describe("POST /api/relay/report", () => {
 
   it("two events elected at once in one cluster still respect maxEventsInFlight = 1", async () => {
     for (let round = 0; round < 5; round++) {
-      const c = await testCoordinator(azurite.connectionString);
+      const c = await testCoordinator(azurite().connectionString);
       const a = freezeEvent(["web-0", "web-1"]);
       const b = freezeEvent(["web-2", "web-3"]);
       const doc = { incarnation: 1, events: [a, b] };
@@ -151,7 +145,7 @@ describe("POST /api/relay/report", () => {
   });
 
   it("ignores a report with an older DocumentIncarnation and changes nothing", async () => {
-    const c = await testCoordinator(azurite.connectionString);
+    const c = await testCoordinator(azurite().connectionString);
     const ev = freezeEvent(["web-0"]);
     await report(c, makeReport("web-0", { incarnation: 3, events: [ev] }));
     const before = await dumpTables(c.connectionString, c.prefix);
@@ -212,7 +206,7 @@ describe("POST /api/relay/report", () => {
       ["a JSON array", () => ({ raw: "[]" }), 400, /invalid report/],
     ];
     it.each(cases)("%s", async (_name, input, status, message) => {
-      const c = await testCoordinator(azurite.connectionString);
+      const c = await testCoordinator(azurite().connectionString);
       await report(c, makeReport("web-1")); // something in the tables, to prove it stays as is
       const before = await dumpTables(c.connectionString, c.prefix);
       const res = await call(
@@ -226,7 +220,7 @@ describe("POST /api/relay/report", () => {
   });
 
   it("refuses a report without credentials (401) or with a wrong key (401), writing nothing", async () => {
-    const c = await testCoordinator(azurite.connectionString);
+    const c = await testCoordinator(azurite().connectionString);
     const none = await call(
       c.handlers.report,
       request("POST", "relay/report", { body: makeReport("web-0") }),
@@ -242,7 +236,7 @@ describe("POST /api/relay/report", () => {
   it("refuses a relay's managed identity reporting for another VM (403), writing nothing", async () => {
     const entra = await startLocalEntra();
     try {
-      const c = await testCoordinator(azurite.connectionString, {
+      const c = await testCoordinator(azurite().connectionString, {
         settings: { ...entra.settings },
       });
       const token = await entra.mint(entra.relayClaims(resourceIdOf("web-0")));

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AzuriteHandle, startTestAzurite } from "../support/azurite";
+import { describe, expect, it } from "vitest";
+import { useAzurite } from "../support/azurite";
 import {
   call,
   dumpTables,
@@ -10,19 +10,13 @@ import {
   testCoordinator,
 } from "./harness";
 
-let azurite: AzuriteHandle;
-beforeAll(async () => {
-  azurite = await startTestAzurite();
-});
-afterAll(async () => {
-  await azurite?.stop();
-});
+const azurite = useAzurite();
 
 const report = (c: TestCoordinator, body: unknown) =>
   call(c.handlers.report, request("POST", "relay/report", { key: c.relayKey, body }));
 
 async function clusterWithEvent() {
-  const c = await testCoordinator(azurite.connectionString);
+  const c = await testCoordinator(azurite().connectionString);
   const ev = freezeEvent(["web-0", "web-1"]);
   await report(c, makeReport("web-0", { incarnation: 1, events: [ev], drained: [ev.EventId] }));
   await report(c, makeReport("web-1", { incarnation: 1, events: [ev] }));

@@ -6,7 +6,7 @@ import {
   type Member,
   type Readiness,
 } from "@quiesce/shared";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ClusterStore,
   ConcurrencyConflict,
@@ -14,21 +14,15 @@ import {
   withConflictRetry,
   zeroCounts,
 } from "../../functions/src/store";
-import { type AzuriteHandle, startTestAzurite } from "../support/azurite";
+import { useAzurite } from "../support/azurite";
 import { freezeEvent, makeReport, uniquePrefix } from "./harness";
 
-let azurite: AzuriteHandle;
-beforeAll(async () => {
-  azurite = await startTestAzurite();
-});
-afterAll(async () => {
-  await azurite?.stop();
-});
+const azurite = useAzurite();
 
 async function newStore(): Promise<ClusterStore> {
   const totals = zeroCounts();
   const store = new ClusterStore(
-    openTables({ connectionString: azurite.connectionString }, uniquePrefix(), totals),
+    openTables({ connectionString: azurite().connectionString }, uniquePrefix(), totals),
     totals,
   );
   await store.init();

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AzuriteHandle, startTestAzurite } from "../support/azurite";
+import { describe, expect, it } from "vitest";
+import { useAzurite } from "../support/azurite";
 import {
   call,
   dumpTables,
@@ -10,13 +10,7 @@ import {
   testCoordinator,
 } from "./harness";
 
-let azurite: AzuriteHandle;
-beforeAll(async () => {
-  azurite = await startTestAzurite();
-});
-afterAll(async () => {
-  await azurite?.stop();
-});
+const azurite = useAzurite();
 
 const report = (c: TestCoordinator, body: unknown) =>
   call(c.handlers.report, request("POST", "relay/report", { key: c.relayKey, body }));
@@ -28,7 +22,7 @@ const eventRow = async (c: TestCoordinator) => {
 
 describe("sweep", () => {
   it("expires an approval lease nobody confirmed, so another relay is elected", async () => {
-    const c = await testCoordinator(azurite.connectionString);
+    const c = await testCoordinator(azurite().connectionString);
     const ev = freezeEvent(["web-0", "web-1"]);
     await report(c, makeReport("web-0", { incarnation: 1, events: [ev], drained: [ev.EventId] }));
     const elected = await report(
@@ -54,7 +48,7 @@ describe("sweep", () => {
   });
 
   it("does nothing (and writes nothing) when no event is active", async () => {
-    const c = await testCoordinator(azurite.connectionString);
+    const c = await testCoordinator(azurite().connectionString);
     await report(c, makeReport("web-0"));
     const before = c.deps.store.stats();
     const summary = await c.handlers.sweep();
@@ -63,7 +57,7 @@ describe("sweep", () => {
   });
 
   it("forgets an ended event and its readiness rows after the retention, and purges old history", async () => {
-    const c = await testCoordinator(azurite.connectionString, {
+    const c = await testCoordinator(azurite().connectionString, {
       settings: { QUIESCE_EVENT_RETENTION_DAYS: "1", QUIESCE_HISTORY_RETENTION_DAYS: "2" },
     });
     const ev = freezeEvent(["web-0"]);

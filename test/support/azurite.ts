@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import {
   type AzuriteHandle,
   type AzuriteOptions,
@@ -14,3 +15,22 @@ export function startTestAzurite(opts: AzuriteOptions = {}): Promise<AzuriteHand
 }
 
 export { type AzuriteHandle, type AzuriteOptions, startAzurite };
+
+/**
+ * One Azurite for a test file: started before its tests, stopped after. Returns a getter, since
+ * the handle exists only once beforeAll has run.
+ */
+export function useAzurite(opts: AzuriteOptions = {}): () => AzuriteHandle {
+  let azurite: AzuriteHandle | undefined;
+  beforeAll(async () => {
+    azurite = await startTestAzurite(opts);
+  });
+  afterAll(async () => {
+    await azurite?.stop();
+  });
+  return () => {
+    if (!azurite)
+      throw new Error("Azurite is not started: call useAzurite() at the top of the file");
+    return azurite;
+  };
+}
