@@ -1,17 +1,16 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
 import { type Directive, parseRelayReport, type RelayReport } from "@quiesce/shared";
+import { LoopbackServer } from "./loopbackServer";
 
 /**
  * A coordinator for relay tests: parses every report with the shared protocol schema (a report
  * the real coordinator would refuse fails the test), records it, and answers with the directives
  * the test queues. `down` makes it drop connections, as an unreachable Function app would.
  */
-export class CoordinatorStandIn {
+export class CoordinatorStandIn extends LoopbackServer {
   readonly reports: RelayReport[] = [];
   readonly authorizations: string[] = [];
   readonly invalid: string[] = [];
-  private server: Server | undefined;
   down = false;
   nextReportInSeconds = 1;
   /** Directives sent with every answer while set (a coordinator repeats them while the lease holds). */
@@ -19,29 +18,11 @@ export class CoordinatorStandIn {
   /** Directives sent once, with the next answer. */
   once: Directive[] = [];
 
-  get url(): string {
-    const a = this.server?.address() as AddressInfo;
-    return `http://127.0.0.1:${a.port}`;
-  }
-
   last(): RelayReport | undefined {
     return this.reports[this.reports.length - 1];
   }
 
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const s = this.server;
-    if (!s) return;
-    s.closeAllConnections();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
-
-  private handle(req: IncomingMessage, res: import("node:http").ServerResponse) {
+  protected handle(req: IncomingMessage, res: import("node:http").ServerResponse) {
     if (this.down) {
       req.socket.destroy();
       return;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { LoopbackServer } from "./loopbackServer";
 
 /** One request as the IMDS stand-in saw it. */
 export interface SeenRequest {
@@ -28,10 +28,9 @@ export interface StandInEvent {
  * A tiny IMDS for tests: serves a document the test sets, with ETag/304 like a caching front,
  * instance metadata, StartRequests recording, 400 without `Metadata: true`, and scripted faults.
  */
-export class ImdsStandIn {
+export class ImdsStandIn extends LoopbackServer {
   readonly requests: SeenRequest[] = [];
   readonly startRequests: string[][] = [];
-  private server: Server | undefined;
   private incarnation = 1;
   private events: StandInEvent[] = [];
   /** Served instead of the document while set (malformed bodies). */
@@ -45,12 +44,8 @@ export class ImdsStandIn {
   vmName: string;
 
   constructor(vmName = "vm-0") {
+    super();
     this.vmName = vmName;
-  }
-
-  get url(): string {
-    const a = this.server?.address() as AddressInfo;
-    return `http://127.0.0.1:${a.port}`;
   }
 
   setEvents(events: StandInEvent[]): void {
@@ -68,20 +63,7 @@ export class ImdsStandIn {
     );
   }
 
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const s = this.server;
-    if (!s) return;
-    s.closeAllConnections();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
-
-  private handle(req: IncomingMessage, res: ServerResponse) {
+  protected handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
