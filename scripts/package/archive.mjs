@@ -26,14 +26,18 @@ export function zipBuffer(entries) {
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4); // version needed: 2.0
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(useDeflate ? 8 : 0, 8);
-    local.writeUInt16LE(DOS_TIME, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
+    // flags (UTF-8 names), method, time, date, CRC, sizes, name length: same in both headers
+    const common = (h, at) => {
+      h.writeUInt16LE(0x0800, at);
+      h.writeUInt16LE(useDeflate ? 8 : 0, at + 2);
+      h.writeUInt16LE(DOS_TIME, at + 4);
+      h.writeUInt16LE(DOS_DATE, at + 6);
+      h.writeUInt32LE(crc, at + 8);
+      h.writeUInt32LE(body.length, at + 12);
+      h.writeUInt32LE(data.length, at + 16);
+      h.writeUInt16LE(nameBytes.length, at + 20);
+    };
+    common(local, 6);
     local.writeUInt16LE(0, 28);
     locals.push(local, nameBytes, body);
 
@@ -41,14 +45,7 @@ export function zipBuffer(entries) {
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE((3 << 8) | 20, 4); // made by Unix, so unzip keeps the mode bits
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(useDeflate ? 8 : 0, 10);
-    central.writeUInt16LE(DOS_TIME, 12);
-    central.writeUInt16LE(DOS_DATE, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
+    common(central, 8);
     central.writeUInt16LE(0, 30); // extra
     central.writeUInt16LE(0, 32); // comment
     central.writeUInt16LE(0, 34); // disk

@@ -167,3 +167,7 @@ export async function dumpTables(
   }
   return out;
 }
+
+/** POSTs a relay report through the real handler, with the relay key unless told otherwise. */
+export const postReport = (c: TestCoordinator, body: unknown, key = c.relayKey) =>
+  call(c.handlers.report, request("POST", "relay/report", { key, body }));

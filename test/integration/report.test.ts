@@ -7,6 +7,7 @@ import {
   dumpTables,
   freezeEvent,
   makeReport,
+  postReport,
   request,
   resourceIdOf,
   type TestCoordinator,
@@ -15,8 +16,7 @@ import {
 
 const azurite = useAzurite();
 
-const report = (c: TestCoordinator, body: unknown, key = c.relayKey) =>
-  call(c.handlers.report, request("POST", "relay/report", { key, body }));
+const report = postReport;
 
 /** A relay retries a 503 (every attempt lost its race) after Retry-After, as the real one does. */
 async function reportUntilAccepted(c: TestCoordinator, body: RelayReport) {

@@ -5,15 +5,14 @@ import {
   dumpTables,
   freezeEvent,
   makeReport,
+  postReport,
   request,
-  type TestCoordinator,
   testCoordinator,
 } from "./harness";
 
 const azurite = useAzurite();
 
-const report = (c: TestCoordinator, body: unknown) =>
-  call(c.handlers.report, request("POST", "relay/report", { key: c.relayKey, body }));
+const report = postReport;
 
 async function clusterWithEvent() {
   const c = await testCoordinator(azurite().connectionString);

@@ -1,19 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";
 import {
-  call,
   dumpTables,
   freezeEvent,
   makeReport,
-  request,
+  postReport,
   type TestCoordinator,
   testCoordinator,
 } from "./harness";
 
 const azurite = useAzurite();
 
-const report = (c: TestCoordinator, body: unknown) =>
-  call(c.handlers.report, request("POST", "relay/report", { key: c.relayKey, body }));
+const report = postReport;
 
 const eventRow = async (c: TestCoordinator) => {
   const rows = (await dumpTables(c.connectionString, c.prefix)).Events as { d0: string }[];
