@@ -37,6 +37,8 @@ const MemberView = z.looseObject({
   vm: z.string(),
   live: z.boolean(),
   lastSeenSecondsAgo: z.number(),
+  // Coordinators before protocol 1.1 do not send it.
+  imdsProblems: z.array(z.looseObject({ kind: z.string(), detail: z.string() })).default([]),
 });
 
 export const ClusterView = z.looseObject({

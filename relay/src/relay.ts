@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   type ApprovalResult,
   type Directive,
+  type ImdsProblem,
   PROTOCOL_VERSION,
   type RelayReport,
   type ScheduledEventsDocument,
@@ -114,6 +115,9 @@ export async function startRelay(
   let vm: VmIdentity | undefined;
   let latest: ScheduledEventsDocument | null = null;
   let latestText = "";
+  /** What the last read could not make out; reported until a read is clean again. */
+  let imdsProblems: ImdsProblem[] = [];
+  let imdsProblemsText = "[]";
   let seq = 0;
   const stats: RelaySnapshot["coordinator"] = { reports: 0, failuresInARow: 0 };
   const inFlight = new Set<Promise<unknown>>();
@@ -232,13 +236,25 @@ export async function startRelay(
     lastProblem = text;
   };
 
+  const setImdsProblems = (next: ImdsProblem[]) => {
+    const text = JSON.stringify(next);
+    if (text === imdsProblemsText) return;
+    if (next.length > 0) log.warn("IMDS document partly unreadable; reported", { problems: next });
+    imdsProblems = next;
+    imdsProblemsText = text;
+    reportSoon();
+  };
+
   const onRead = (read: ScheduledEventsRead) => {
     if (read.kind === "unchanged") return;
-    if (read.kind === "malformed")
-      return problem(`IMDS document malformed, skipped: ${read.error}`);
+    if (read.kind === "malformed") {
+      setImdsProblems(read.problems);
+      return problem(`IMDS document unreadable, kept the last one: ${read.error}`);
+    }
     if (read.kind === "unavailable") return problem(`IMDS unavailable: ${read.error}`);
     if (lastProblem) log.info("IMDS answering again");
     lastProblem = "";
+    setImdsProblems(read.problems);
     const text = JSON.stringify(read.document);
     if (text === latestText || !vm) return;
     latest = read.document;
@@ -375,8 +391,15 @@ export async function startRelay(
     hooks: reportedHooks(state),
     approvals: state.approvals,
     sentAt: iso(),
+    // Only when there is something to say: a coordinator before 1.1 need never see the field.
+    ...(imdsProblems.length > 0 ? { imdsProblems } : {}),
   });
 
+  // Protocol 1.1: hook states the coordinator has not yet shown it holds in storage. Until it
+  // does, report at the active interval, even with nothing new to say: the coordinator may have
+  // answered and then lost the write (a storage crash), and only a read-back proves it kept it.
+  let unacknowledged = false;
+  let activeMs: number | undefined;
   const reportLoop = async () => {
     let heartbeatMs = bounds.min;
     let backoff = retry.baseMs;
@@ -386,7 +409,8 @@ export async function startRelay(
         if (!vm || stopping.signal.aborted) continue;
       }
       dirty = false;
-      const outcome = await coordinator.report(buildReport(vm), stopping.signal);
+      const report = buildReport(vm);
+      const outcome = await coordinator.report(report, stopping.signal);
       if (stopping.signal.aborted) break;
       if (outcome.ok) {
         if (stats.failuresInARow > 0)
@@ -396,9 +420,13 @@ export async function startRelay(
         stats.lastAnswerAt = iso();
         stats.lastError = undefined;
         backoff = retry.baseMs;
+        const { hooksStored, activeReportSeconds } = outcome.response;
+        if (activeReportSeconds !== undefined) activeMs = activeReportSeconds * 1000;
+        unacknowledged = unacknowledgedHooks(report, hooksStored);
+        const askedMs = outcome.response.nextReportInSeconds * 1000;
         heartbeatMs = Math.min(
           bounds.max,
-          Math.max(bounds.min, outcome.response.nextReportInSeconds * 1000),
+          Math.max(bounds.min, unacknowledged && activeMs ? Math.min(askedMs, activeMs) : askedMs),
         );
         log.debug("report sent", {
           applied: outcome.response.applied,
@@ -418,7 +446,12 @@ export async function startRelay(
         }
         dirty = true; // the current view is still owed, whatever changes meanwhile
         await delay(jitter(backoff), stopping.signal);
-        backoff = Math.min(backoff * 2, retry.maxMs);
+        // While something is owed (events in the document, hook states not yet stored) retry
+        // at least at the active interval, so the cluster converges within one interval of the
+        // coordinator answering again.
+        const owed = unacknowledged || (latest?.Events.length ?? 0) > 0;
+        const cap = owed && activeMs ? Math.min(retry.maxMs, activeMs) : retry.maxMs;
+        backoff = Math.min(backoff * 2, cap);
       }
     }
   };
@@ -456,4 +489,11 @@ export async function startRelay(
     },
     state: () => ({ vm, document: latest, state, bootId, seq, coordinator: { ...stats } }),
   };
+}
+
+/** Whether the report carried hook states the coordinator did not list as already stored. */
+function unacknowledgedHooks(report: RelayReport, hooksStored: string[] | undefined): boolean {
+  if (hooksStored === undefined) return false; // a 1.0 coordinator does not say
+  const stored = new Set(hooksStored.map((id) => id.toLowerCase()));
+  return report.hooks.some((h) => !stored.has(h.eventId.toLowerCase()));
 }

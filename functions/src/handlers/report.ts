@@ -59,6 +59,8 @@ export function reportHandler(deps: HandlerDeps) {
         applied: decision.applied,
         nextReportInSeconds: decision.nextReportInSeconds,
         directives: decision.directives,
+        hooksStored: decision.hooksStored ?? [],
+        activeReportSeconds: policy.activeReportSeconds,
       };
       return json(200, response);
     } catch (e) {

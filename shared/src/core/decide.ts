@@ -1,5 +1,8 @@
 import { eventKey, namesVm, notBeforeMs, type ScheduledEvent } from "../imds/scheduledEvents";
 import type { Directive, RelayReport } from "../protocol/v1";
+import { storedHooks } from "./acknowledge";
+import { budgetOrder } from "./budgetOrder";
+import { reportInterval } from "./cadence";
 import { type Candidate, DELETES_VMS, evaluateEvent, isEnded } from "./evaluate";
 import { newerHookRun, sameHookRun } from "./hooks";
 import { isLive, livenessGranularityMs } from "./liveness";
@@ -30,6 +33,7 @@ export function applyReport(
   const mk = memberKey(report.vm.name);
   const prev = state.members[mk];
   const doc = report.document;
+  const hooksStored = storedHooks(state, report, mk);
 
   // Invariant 4: an older DocumentIncarnation than the one applied never rolls state back.
   if (prev && doc && prev.incarnation !== null && doc.DocumentIncarnation < prev.incarnation) {
@@ -41,6 +45,7 @@ export function applyReport(
       nextReportInSeconds:
         prev.eventKeys.length > 0 ? policy.activeReportSeconds : policy.idleReportSeconds,
       forget: [],
+      hooksStored,
     };
   }
 
@@ -142,14 +147,14 @@ export function applyReport(
   transitions.push(...evaluated.transitions);
 
   const directives = directivesFor(next, mk, docEvents, hooksByKey, now);
-  const active = docEvents.size > 0 || directives.length > 0 || report.hooks.some(isRunning);
   return {
     state: next,
     directives,
     transitions,
     applied: true,
-    nextReportInSeconds: active ? policy.activeReportSeconds : policy.idleReportSeconds,
+    nextReportInSeconds: reportInterval(next, mk, docEvents, report, directives, now, policy),
     forget: [],
+    hooksStored,
   };
 }
 
@@ -278,10 +283,9 @@ function evaluateAll(
 ): { state: ClusterState; transitions: Transition[] } {
   let events = state.events;
   const transitions: Transition[] = [];
-  // Oldest first, so when the budget allows one more event the longest-waiting one gets it.
   const ordered = Object.values(state.events)
     .filter((e) => !scope || scope.has(e.key))
-    .sort((a, b) => a.firstSeenAt - b.firstSeenAt);
+    .sort(budgetOrder);
   for (const original of ordered) {
     const current: ClusterState = { ...state, events };
     const r = evaluateEvent(current, original, now, policy, candidate);
@@ -310,6 +314,7 @@ function nextMember(
     eventKeys,
     firstSeenAt: prev?.firstSeenAt ?? now,
     lastSeenAt: prev?.lastSeenAt ?? now,
+    ...(report.imdsProblems?.length ? { imdsProblems: report.imdsProblems } : {}),
   };
   if (!prev) return candidate;
   const stale = now - prev.lastSeenAt >= livenessGranularityMs(policy);
@@ -321,6 +326,7 @@ function nextMember(
     prev.bootId === candidate.bootId &&
     prev.incarnation === candidate.incarnation &&
     prev.eventKeys.join("\n") === eventKeys.join("\n") &&
+    JSON.stringify(prev.imdsProblems ?? []) === JSON.stringify(candidate.imdsProblems ?? []) &&
     JSON.stringify(prev.vm) === JSON.stringify(candidate.vm);
   if (same) return prev;
   return { ...candidate, lastSeenAt: now };
@@ -431,10 +437,6 @@ function nextReadiness(
     firstSeenAt: stored?.firstSeenAt ?? now,
     updatedAt: now,
   };
-}
-
-function isRunning(h: RelayReport["hooks"][number]): boolean {
-  return h.drain?.status === "running" || h.recover?.status === "running";
 }
 
 function directivesFor(

@@ -4,7 +4,9 @@ export {
   eventsInFlight,
   matchingAutoApproveRule,
 } from "./approval";
+export { HANDOFF_REPORT_SECONDS } from "./cadence";
 export * from "./decide";
+export { DELETES_VMS } from "./eventTypes";
 export { explain } from "./explain";
 export { isLive, livenessGranularityMs } from "./liveness";
 export * from "./policy";

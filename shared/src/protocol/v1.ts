@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VmIdentity } from "../imds/instanceMetadata";
 import { ScheduledEventsDocument } from "../imds/scheduledEvents";
+import { ImdsProblems } from "./imdsProblem";
 import { ClusterName, EventIdText, IsoTime, VmName } from "./names";
 import { assertSupportedProtocol, ProtocolVersion } from "./version";
 
@@ -64,6 +65,8 @@ export const RelayReport = z.strictObject({
   hooks: z.array(EventHooks).max(200),
   approvals: z.array(ApprovalResult).max(100),
   sentAt: IsoTime,
+  /** 1.1: what the relay could not read in its IMDS document (absent or empty: nothing). */
+  imdsProblems: ImdsProblems.optional(),
 });
 export type RelayReport = z.infer<typeof RelayReport>;
 
@@ -90,6 +93,15 @@ export const ReportResponse = z.looseObject({
   applied: z.boolean(),
   nextReportInSeconds: z.number().positive().max(3600),
   directives: z.array(Directive),
+  /**
+   * 1.1: ids of the report's `hooks` entries the coordinator already held in storage, exactly as
+   * reported, before this report (or whose event it no longer tracks). A relay keeps reporting at
+   * `activeReportSeconds` until every final hook state it reported is listed: an answer alone
+   * does not prove the write survived a storage crash, reading it back does.
+   */
+  hooksStored: z.array(EventIdText).max(200).optional(),
+  /** 1.1: the cluster's active report interval, for the relay's own fast cadence. */
+  activeReportSeconds: z.number().positive().max(3600).optional(),
 });
 export type ReportResponse = z.infer<typeof ReportResponse>;
 
