@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   type ApprovalResult,
+  carryOverUnreadable,
   type Directive,
   type ImdsProblem,
   PROTOCOL_VERSION,
@@ -249,26 +250,28 @@ export async function startRelay(
     if (read.kind === "unchanged") return;
     if (read.kind === "malformed") {
       setImdsProblems(read.problems);
-      return problem(`IMDS document unreadable, kept the last one: ${read.error}`);
+      return problem(`IMDS document malformed, kept the last one: ${read.error}`);
     }
     if (read.kind === "unavailable") return problem(`IMDS unavailable: ${read.error}`);
     if (lastProblem) log.info("IMDS answering again");
     lastProblem = "";
     setImdsProblems(read.problems);
-    const text = JSON.stringify(read.document);
+    // An unreadable event is not one that left: keep the last readable version of what it may be.
+    const document = carryOverUnreadable(latest, read) ?? read.document;
+    const text = JSON.stringify(document);
     if (text === latestText || !vm) return;
-    latest = read.document;
+    latest = document;
     latestText = text;
     log.info("document changed", {
-      incarnation: read.document.DocumentIncarnation,
-      events: read.document.Events.map((e) => ({
+      incarnation: document.DocumentIncarnation,
+      events: document.Events.map((e) => ({
         id: e.EventId,
         type: e.EventType,
         status: e.EventStatus,
         resources: e.Resources.length,
       })),
     });
-    setState(prune(observeDocument(state, read.document, vm.name, now()), now()));
+    setState(prune(observeDocument(state, document, vm.name, now()), now()));
     reportSoon();
     startDueHooks();
   };

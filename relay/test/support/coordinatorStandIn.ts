@@ -17,6 +17,8 @@ export class CoordinatorStandIn extends LoopbackServer {
   standing: Directive[] = [];
   /** Directives sent once, with the next answer. */
   once: Directive[] = [];
+  /** Protocol 1.1 answer fields (hooksStored, activeReportSeconds) while set. */
+  extra: ((report: RelayReport) => Record<string, unknown>) | undefined;
 
   last(): RelayReport | undefined {
     return this.reports[this.reports.length - 1];
@@ -53,6 +55,7 @@ export class CoordinatorStandIn extends LoopbackServer {
           applied: true,
           nextReportInSeconds: this.nextReportInSeconds,
           directives,
+          ...this.extra?.(parsed.value),
         }),
       );
     });

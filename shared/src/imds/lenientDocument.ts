@@ -197,3 +197,30 @@ function readEvent(
   }
   return ev;
 }
+
+/**
+ * An event that could not be read is not an event that left: treating it as gone would run the
+ * recover hook and tell the coordinator the maintenance ended or was cancelled. So the events of
+ * the previous document that are missing from this one are carried over as last read when an
+ * unreadable event may be them: the one whose EventId could be read, or every missing one when
+ * an unreadable event had no readable EventId.
+ */
+export function carryOverUnreadable(
+  previous: ScheduledEventsDocument | null,
+  read: LenientRead,
+): ScheduledEventsDocument | null {
+  const doc = read.document;
+  if (!doc || !previous) return doc;
+  const dropped = read.problems.filter((p) => p.kind === "event");
+  if (dropped.length === 0) return doc;
+  const anyId = dropped.some((p) => p.eventId === undefined);
+  const ids = new Set(dropped.flatMap((p) => (p.eventId ? [p.eventId.toLowerCase()] : [])));
+  const present = new Set(doc.Events.map((e) => e.EventId.toLowerCase()));
+  const kept = previous.Events.filter((e) => {
+    const id = e.EventId.toLowerCase();
+    return !present.has(id) && (anyId || ids.has(id));
+  });
+  return kept.length === 0
+    ? doc
+    : { ...doc, Events: [...doc.Events, ...kept].slice(0, MAX_EVENTS) };
+}

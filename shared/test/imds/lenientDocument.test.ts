@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  carryOverUnreadable,
   type ImdsProblem,
   notBeforeMs,
   parseScheduledEventsLeniently,
@@ -226,5 +227,28 @@ describe("readNotBefore", () => {
     [0, undefined],
   ])("%j → %j", (input, expected) => {
     expect(readNotBefore(input)).toBe(expected);
+  });
+});
+
+describe("carryOverUnreadable: an unreadable event is not one that left", () => {
+  const previous = ScheduledEventsDocument.parse(doc(GOOD, ev({ EventId: "B" })));
+  const read = (...events: unknown[]) => parseScheduledEventsLeniently(doc(...events));
+
+  it("keeps the last readable version of the event whose EventId could still be read", () => {
+    const out = carryOverUnreadable(previous, read(ev({ EventStatus: 9 })));
+    expect(out?.Events.map((e) => e.EventId)).toEqual([GOOD.EventId]);
+    expect(out?.DocumentIncarnation).toBe(3);
+  });
+
+  it("keeps every missing event when an unreadable one has no readable EventId", () => {
+    const out = carryOverUnreadable(previous, read(without("EventId")));
+    expect(out?.Events.map((e) => e.EventId)).toEqual([GOOD.EventId, "B"]);
+  });
+
+  it("lets events leave when everything in the document was read", () => {
+    expect(carryOverUnreadable(previous, read())?.Events).toEqual([]);
+    expect(
+      carryOverUnreadable(previous, read(ev({ DurationInSeconds: "x" })))?.Events,
+    ).toHaveLength(1);
   });
 });
