@@ -67,6 +67,12 @@ export const CoordinatorSettings = z
     /** History rows are deleted after this many days. */
     QUIESCE_HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
     /** Log every report at debug level. */
+    /**
+     * How long a write may stay volatile in the state store: a relay's hook state is acknowledged
+     * (hooksStored) only once stored this long. 0 for Azure Table Storage, where a 2xx is durable;
+     * the local host defaults it to 6 for Azurite, which saves to disk every 5 s.
+     */
+    QUIESCE_STORAGE_SETTLE_SECONDS: z.coerce.number().min(0).max(300).default(0),
     QUIESCE_DEBUG: boolText.default(false),
   })
   .superRefine((s, ctx) => {

@@ -6,6 +6,7 @@ import {
   parseRelayReport,
   policyFor,
   type ReportResponse,
+  storedHooks,
 } from "@quiesce/shared";
 import { authorizeRelayForVm } from "../auth";
 import {
@@ -41,13 +42,22 @@ export function reportHandler(deps: HandlerDeps) {
 
     const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
     const reporter = memberKey(report.vm.name);
+    const settleMs = deps.settings.QUIESCE_STORAGE_SETTLE_SECONDS * 1000;
     try {
-      const { value: decision, ops } = await counted(() =>
+      const {
+        value: { decision, hooksStored },
+        ops,
+      } = await counted(() =>
         withConflictRetry(async () => {
           const loaded = await deps.store.loadForReport(report);
-          const d = applyReport(loaded.state, report, deps.clock.now(), policy);
+          const now = deps.clock.now();
+          const d = applyReport(loaded.state, report, now, policy);
           await deps.store.commit(loaded, d, { reporter });
-          return d;
+          // From what storage held before this report: an answer alone proves no durability.
+          return {
+            decision: d,
+            hooksStored: storedHooks(loaded.state, report, reporter, now, settleMs),
+          };
         }, deps.retry),
       );
       if (deps.settings.QUIESCE_DEBUG)
@@ -59,7 +69,7 @@ export function reportHandler(deps: HandlerDeps) {
         applied: decision.applied,
         nextReportInSeconds: decision.nextReportInSeconds,
         directives: decision.directives,
-        hooksStored: decision.hooksStored ?? [],
+        hooksStored,
         activeReportSeconds: policy.activeReportSeconds,
       };
       return json(200, response);

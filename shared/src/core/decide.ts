@@ -1,6 +1,5 @@
 import { eventKey, namesVm, notBeforeMs, type ScheduledEvent } from "../imds/scheduledEvents";
 import type { Directive, RelayReport } from "../protocol/v1";
-import { storedHooks } from "./acknowledge";
 import { budgetOrder } from "./budgetOrder";
 import { reportInterval } from "./cadence";
 import { type Candidate, DELETES_VMS, evaluateEvent, isEnded } from "./evaluate";
@@ -33,7 +32,6 @@ export function applyReport(
   const mk = memberKey(report.vm.name);
   const prev = state.members[mk];
   const doc = report.document;
-  const hooksStored = storedHooks(state, report, mk);
 
   // Invariant 4: an older DocumentIncarnation than the one applied never rolls state back.
   if (prev && doc && prev.incarnation !== null && doc.DocumentIncarnation < prev.incarnation) {
@@ -45,7 +43,6 @@ export function applyReport(
       nextReportInSeconds:
         prev.eventKeys.length > 0 ? policy.activeReportSeconds : policy.idleReportSeconds,
       forget: [],
-      hooksStored,
     };
   }
 
@@ -154,7 +151,6 @@ export function applyReport(
     applied: true,
     nextReportInSeconds: reportInterval(next, mk, docEvents, report, directives, now, policy),
     forget: [],
-    hooksStored,
   };
 }
 

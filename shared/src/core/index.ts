@@ -1,3 +1,4 @@
+export { storedHooks } from "./acknowledge";
 export {
   activeOverride,
   decideApproval,

@@ -13,8 +13,6 @@ export interface Decision {
   nextReportInSeconds: number;
   /** Events whose retention ran out: the store deletes them with their readiness rows. */
   forget: string[];
-  /** Ids of the report's hook entries storage already held as reported (see ReportResponse). */
-  hooksStored?: string[];
 }
 
 /** Why a VM holds up an event, in words an operator can act on. */
