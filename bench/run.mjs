@@ -2,7 +2,8 @@
 // npm run bench: the relay's idle benchmark (its own process, 60 s), then every system figure
 // (bench/main.ts, bundled with esbuild: workspace packages from their sources, other packages
 // left to node_modules). Writes bench/results/latest.{json,md} and relay-idle.{json,md}.
-// Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N.
+// Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N, --only convergence
+// (measure (e)(f) alone, merged into the last latest.json; use with --skip-idle).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -50,7 +51,8 @@ await build({
   plugins: [workspaceSources],
   logLevel: "error",
 });
-const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root], {
+const passOn = process.argv.includes("--only") ? ["--only", arg("--only", "")] : [];
+const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root, ...passOn], {
   cwd: root,
   stdio: "inherit",
 });
