@@ -405,6 +405,8 @@ export async function startRelay(
           directives: outcome.response.directives.length,
           nextReportInSeconds: outcome.response.nextReportInSeconds,
         });
+        for (const skip of outcome.skipped)
+          log.warn("directive skipped: not understood by this relay version", { ...skip });
         onDirectives(outcome.response.directives);
       } else {
         stats.failuresInARow++;
