@@ -8,7 +8,7 @@ import {
   type ReportResponse,
 } from "@quiesce/shared";
 import { authorizeRelayForVm } from "../auth";
-import { counted, withConflictRetry } from "../store";
+import { counted, reportKeyProblems, withConflictRetry } from "../store";
 import { authenticate, denied, type HandlerDeps } from "./deps";
 import { json, parseJson, problem, readBody } from "./http";
 
@@ -29,6 +29,8 @@ export function reportHandler(deps: HandlerDeps) {
     const parsed = parseRelayReport(parsedJson.value);
     if (!parsed.ok) return problem(400, `invalid report: ${parsed.error}`);
     const report = parsed.value;
+    const keyProblems = reportKeyProblems(report);
+    if (keyProblems.length > 0) return problem(400, `invalid report: ${keyProblems.join("; ")}`);
 
     const allowed = authorizeRelayForVm(auth.principal, report.vm);
     if (!allowed.ok) return problem(allowed.status, allowed.error);

@@ -2,7 +2,9 @@ import { odata } from "@azure/data-tables";
 import {
   type ClusterState,
   type Decision,
+  dict,
   type EventRecord,
+  emptyClusterState,
   eventKey,
   type Member,
   memberKey,
@@ -141,7 +143,7 @@ export class ClusterStore {
 
   private empty(cluster: string): Loaded {
     return {
-      state: { cluster, members: {}, events: {}, readiness: {} },
+      state: emptyClusterState(cluster),
       etags: new Map(),
     };
   }
@@ -234,7 +236,7 @@ export class ClusterStore {
   private async readReadiness(loaded: Loaded, key: string): Promise<void> {
     const pk = eventPartition(loaded.state.cluster, key);
     const rows = await this.tables.Readiness.query(odata`PartitionKey eq ${pk}`);
-    const byMember: Record<string, Readiness> = {};
+    const byMember = dict<Readiness>();
     for (const row of rows) {
       byMember[decodeKey(row.rowKey)] = fromEntity<Readiness>(row);
       this.remember(loaded, "Readiness", row);
