@@ -3,6 +3,7 @@ import {
   type ApprovalResult,
   carryOverUnreadable,
   type Directive,
+  entryOf,
   type ImdsProblem,
   PROTOCOL_VERSION,
   type RelayReport,
@@ -164,7 +165,7 @@ export async function startRelay(
 
   const startHook = (action: HookAction, identity: VmIdentity) => {
     setState(hookStarted(state, action, now()));
-    const rec = state.events[action.key];
+    const rec = entryOf(state.events, action.key);
     const run = rec?.[action.kind];
     if (!rec || !run) return;
     const timeoutMs = hookTimeoutMs(
@@ -436,6 +437,8 @@ export async function startRelay(
           directives: outcome.response.directives.length,
           nextReportInSeconds: outcome.response.nextReportInSeconds,
         });
+        for (const skip of outcome.skipped)
+          log.warn("directive skipped: not understood by this relay version", { ...skip });
         onDirectives(outcome.response.directives);
       } else {
         stats.failuresInARow++;

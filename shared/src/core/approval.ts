@@ -1,8 +1,16 @@
 import { hidesEvents } from "../protocol/imdsProblem";
+import { dict } from "./dict";
 import { DELETES_VMS } from "./eventTypes";
 import { isLive } from "./liveness";
 import type { Policy } from "./policy";
-import { type ClusterState, type EventRecord, type Member, memberKey, type Phase } from "./state";
+import {
+  type ClusterState,
+  type EventRecord,
+  type Member,
+  memberKey,
+  type Phase,
+  type Readiness,
+} from "./state";
 import type { Blocker } from "./types";
 
 export interface ApprovalDecision {
@@ -46,12 +54,14 @@ export function decideApproval(
 ): ApprovalDecision {
   const blockers: Blocker[] = [];
   const drained: string[] = [];
-  const rows = state.readiness[event.key] ?? {};
+  const rows = state.readiness[event.key] ?? dict<Readiness>();
+  const disputes = event.resourceDisputes ?? [];
   for (const vm of event.resources) {
     const mk = memberKey(vm);
     const row = rows[mk];
     const member = state.members[mk];
     const drain = row?.drain ?? null;
+    const dispute = disputes.find((d) => d.vm === mk);
     const hidden = member && imdsProblemBlocker(vm, member.imdsProblems);
     if (hidden) {
       // Its relay cannot read all of its document: the unreadable part may be this very event
@@ -59,6 +69,12 @@ export function decideApproval(
       blockers.push(hidden);
     } else if (drain?.status === "succeeded") {
       drained.push(vm);
+    } else if (dispute) {
+      blockers.push({
+        vm,
+        reason: "resourcesDisputed",
+        detail: `${dispute.namedBy}'s document of incarnation ${dispute.incarnation} names it in Resources, its own relay's does not; waiting for a newer document, its drain, or an operator`,
+      });
     } else if (drain?.status === "failed") {
       if (policy.onDrainFailure === "proceed") drained.push(vm);
       else

@@ -12,7 +12,7 @@ import { EventIdText } from "./names";
 export const ImdsProblemKind = z.enum(["document", "event", "field"]);
 export type ImdsProblemKind = z.infer<typeof ImdsProblemKind>;
 
-export const ImdsProblem = z.strictObject({
+export const ImdsProblem = z.object({
   kind: ImdsProblemKind,
   /** The event's id when it could be read. */
   eventId: EventIdText.optional(),
