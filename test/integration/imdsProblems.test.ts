@@ -66,10 +66,10 @@ describe("IMDS problems (protocol 1.1)", () => {
 
   it("refuses a malformed imdsProblems field with 400 and writes nothing", async () => {
     const c = await testCoordinator(azurite().connectionString);
-    const bad = { ...makeReport("web-0"), imdsProblems: [{ kind: "weird", detail: "x" }] };
+    const bad = { ...makeReport("web-0"), imdsProblems: [{ kind: "event", detail: 7 }] };
     const res = await postReport(c, bad);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatch(/imdsProblems\.0\.kind/);
+    expect(res.body.error).toMatch(/imdsProblems\.0\.detail/);
     const tables = await dumpTables(c.connectionString, c.prefix);
     expect(Object.values(tables).flat()).toEqual([]);
   });

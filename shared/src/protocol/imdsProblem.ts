@@ -9,11 +9,12 @@ import { EventIdText } from "./names";
  * `document` and `event` problems may hide an event that names the VM, so they block approval of
  * every event that names it; `field` problems are shown only.
  */
-export const ImdsProblemKind = z.enum(["document", "event", "field"]);
-export type ImdsProblemKind = z.infer<typeof ImdsProblemKind>;
+export const IMDS_PROBLEM_KINDS = ["document", "event", "field"] as const;
+export type ImdsProblemKind = (typeof IMDS_PROBLEM_KINDS)[number];
 
 export const ImdsProblem = z.object({
-  kind: ImdsProblemKind,
+  /** One of IMDS_PROBLEM_KINDS; a kind a newer 1.x relay adds is kept, and blocks (see below). */
+  kind: z.string().min(1).max(32),
   /** The event's id when it could be read. */
   eventId: EventIdText.optional(),
   /** The field that could not be read, e.g. "NotBefore", "Events[2].Resources". */
@@ -26,7 +27,10 @@ export const MAX_IMDS_PROBLEMS = 20;
 
 export const ImdsProblems = z.array(ImdsProblem).max(MAX_IMDS_PROBLEMS);
 
-/** Problems that may hide an event from the relay, as opposed to one odd field it worked around. */
+/**
+ * Problems that may hide an event from the relay, as opposed to one odd field it worked around.
+ * A kind this coordinator does not know is taken as hiding: Azure's NotBefore stays the backstop.
+ */
 export function hidesEvents(p: Pick<ImdsProblem, "kind">): boolean {
   return p.kind !== "field";
 }

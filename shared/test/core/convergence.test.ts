@@ -72,6 +72,16 @@ describe("IMDS problems reported by a relay (protocol 1.1)", () => {
     expect(s.state.members.vm1?.imdsProblems).toBeUndefined();
   });
 
+  it("block for a kind a newer relay reports that this coordinator does not know", () => {
+    const s = new Sim();
+    const newer = { kind: "checksum", detail: "document checksum mismatch" };
+    s.send(report("vm0", 2, [ev], { hooks: [drained("E1")] }));
+    s.send(withProblems(report("vm1", 2, [ev], { hooks: [drained("E1")] }), [newer]));
+    expect(explain(s.state, "e1", s.now, s.p)?.blockers.map((b) => b.reason)).toEqual([
+      "imdsProblem",
+    ]);
+  });
+
   it("do not block for a field the relay worked around, but are kept for the status API", () => {
     const s = new Sim();
     const field: ImdsProblem = {
