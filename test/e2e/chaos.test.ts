@@ -130,7 +130,7 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
     }
   });
 
-  it("converges within one active interval after both instances and Azurite are SIGKILLed mid-event", async () => {
+  it("converges within one active interval after both instances and Azurite are SIGKILLed mid-write", async () => {
     const { fabric, markers } = x;
     markers.setHookSeconds("drain", "web-1", 2);
     try {
@@ -142,6 +142,8 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
         startedSeconds: 1,
       });
       await waitForPhase(ev.eventId, ["Draining"]);
+      // Mid-write: while coordinator A is handling a (replayed) report of the event.
+      await waitFor(() => x.reportsInFlight() > 0, 10_000, "a report in flight to A", 1);
       await Promise.all([...x.coordinators.map((c) => c.proc.kill()), x.killAzurite()]);
       await waitFor(
         () => ev.resources.every((vm) => lastEnd(markers.runs("drain", vm, ev.eventId))),

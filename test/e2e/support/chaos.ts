@@ -155,17 +155,23 @@ export class CoordinatorInstance {
  */
 export async function startReplayProxy(target: () => string) {
   const last = new Map<string, Buffer>();
-  const stats = { replayed: 0 };
-  const post = (path: string, headers: Record<string, string>, body: Buffer) =>
-    fetch(`${target()}${path}`, {
+  const stats = { replayed: 0, inFlight: 0 };
+  const post = (path: string, headers: Record<string, string>, body: Buffer) => {
+    stats.inFlight++;
+    return fetch(`${target()}${path}`, {
       method: "POST",
       headers,
       body,
       signal: AbortSignal.timeout(5_000),
-    }).then(
-      (r) => r.arrayBuffer(),
-      () => undefined,
-    );
+    })
+      .then(
+        (r) => r.arrayBuffer(),
+        () => undefined,
+      )
+      .finally(() => {
+        stats.inFlight--;
+      });
+  };
   const read = (req: IncomingMessage) =>
     new Promise<Buffer>((ok, fail) => {
       const chunks: Buffer[] = [];
@@ -220,6 +226,8 @@ export interface ChaosCluster {
   /** The relay that runs as its own process (SIGKILL-able). */
   readonly relayProcess: Proc;
   readonly replayed: () => number;
+  /** Reports the replaying proxy has sent to coordinator A and not yet had answered. */
+  readonly reportsInFlight: () => number;
   readonly operatorKey: string;
   status(): StatusClient;
   killAzurite(): Promise<void>;
@@ -324,6 +332,7 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
       coordinators: [a, b],
       relayProcess,
       replayed: () => proxy.stats.replayed,
+      reportsInFlight: () => proxy.stats.inFlight,
       operatorKey: keys.operatorKey,
       status,
       killAzurite: () => azurite.kill(),
