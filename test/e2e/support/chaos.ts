@@ -16,6 +16,7 @@ import { build } from "esbuild";
 import { relayBuildOptions } from "../../../relay/scripts/build-options.mjs";
 import { waitFor } from "../../support/wait";
 import { hookMarkers, type Markers } from "./markers";
+import { type ReportProxy, startReportProxy } from "./reportProxy";
 
 /**
  * The whole system as separate processes where a crash matters: Azurite on disk, two coordinator
@@ -223,8 +224,10 @@ export interface ChaosCluster {
   readonly fabric: FabricSimulator;
   readonly markers: Markers;
   readonly coordinators: [CoordinatorInstance, CoordinatorInstance];
-  /** The relay that runs as its own process (SIGKILL-able). */
+  /** The relay that runs as its own process (SIGKILL-able), reporting through `relayProxy`. */
   readonly relayProcess: Proc;
+  /** Between the relay process and coordinator B: lets a test see and drop its answers. */
+  readonly relayProxy: ReportProxy;
   readonly replayed: () => number;
   /** Reports the replaying proxy has sent to coordinator A and not yet had answered. */
   readonly reportsInFlight: () => number;
@@ -238,7 +241,7 @@ export interface ChaosCluster {
 /**
  * web-0: in process, coordinator A, clock +30 s; web-1: in process, coordinator B, clock -30 s;
  * web-2: in process, coordinator A through the replaying proxy; web-3: its own process,
- * coordinator B. Both coordinator instances sweep every 500 ms, so they race on every write.
+ * coordinator B through a proxy that can drop an answer. Both coordinator instances sweep every 500 ms, so they race on every write.
  */
 export async function startChaosCluster(topology: TopologyInput): Promise<ChaosCluster> {
   const cluster = "chaos";
@@ -312,8 +315,11 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
     cleanups.push(async () => {
       await Promise.all(inProcess.map((r) => r.stop()));
     });
+    const relayProxy = await startReportProxy();
+    relayProxy.target = b.url;
+    cleanups.push(() => relayProxy.stop());
     const relayProcess = new Proc("relay web-3", [relayBundle], () =>
-      relaySettings("web-3", b.url),
+      relaySettings("web-3", relayProxy.url),
     );
     await relayProcess.start();
     cleanups.push(() => relayProcess.stop());
@@ -331,6 +337,7 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
       markers,
       coordinators: [a, b],
       relayProcess,
+      relayProxy,
       replayed: () => proxy.stats.replayed,
       reportsInFlight: () => proxy.stats.inFlight,
       operatorKey: keys.operatorKey,
