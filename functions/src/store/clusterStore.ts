@@ -81,7 +81,8 @@ export class ClusterStore {
   private readonly idleMembers = new Map<string, CachedMember>();
 
   constructor(
-    private readonly tables: Tables,
+    /** Read by the status queries (statusQueries.ts), which never write. */
+    readonly tables: Tables,
     private readonly totals: OpCounts,
   ) {}
 
@@ -338,6 +339,8 @@ export class ClusterStore {
       phase: ev.phase,
       ended: ended(ev),
       endedAt: ev.endedAt ?? undefined,
+      // The status API orders active events by it without reading their JSON.
+      firstSeenAt: ev.firstSeenAt,
     });
   }
 

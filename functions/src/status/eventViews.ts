@@ -1,0 +1,86 @@
+import {
+  type ClusterState,
+  type EventRecord,
+  type EventView,
+  IN_FLIGHT,
+  type Member,
+  memberKey,
+  type Policy,
+  type Readiness,
+} from "@quiesce/shared";
+import { eventView } from "../handlers/views";
+import { type EventHead, mapLimit, type StatusQueries } from "../store";
+
+/**
+ * The state `explain` needs to say what some events wait for, read for those events only: their
+ * rows, their readiness, the members they name, and enough of the events in flight to judge the
+ * cluster's budget (maxEventsInFlight + 1 of them answer "is the budget used up?" exactly as all
+ * of them would, and name who uses it).
+ */
+
+export interface EventState {
+  state: ClusterState;
+  /** The requested events that still exist, in the order asked. */
+  records: EventRecord[];
+}
+
+const WAITS_ON_BUDGET = new Set(["Observed", "Draining", "Ready"]);
+/** Beyond this many VMs, one partition query beats point reads. */
+const POINT_READ_LIMIT = 64;
+
+export async function loadEventState(
+  queries: StatusQueries,
+  cluster: string,
+  keys: readonly string[],
+  policy: Policy,
+  opts: {
+    /** Every member of the cluster, when the caller read them already. */
+    members?: readonly Member[];
+    /** The cluster's active event heads, when the caller read them already. */
+    activeHeads?: readonly EventHead[];
+    /** Read readiness of ended events too (an event's detail shows it). */
+    readinessOfEnded?: boolean;
+  } = {},
+): Promise<EventState> {
+  const records = await queries.events(cluster, keys);
+  const events: Record<string, EventRecord> = Object.create(null);
+  for (const r of records) events[r.key] = r;
+  const withReadiness = records.filter((r) => r.endedAt === null || opts.readinessOfEnded);
+  const readinessRows = await mapLimit(withReadiness, 16, (r) => queries.readiness(cluster, r.key));
+  const readiness: Record<string, Record<string, Readiness>> = Object.create(null);
+  withReadiness.forEach((r, i) => {
+    readiness[r.key] = readinessRows[i] as Record<string, Readiness>;
+  });
+
+  if (records.some((r) => r.endedAt === null && WAITS_ON_BUDGET.has(r.phase))) {
+    const heads = opts.activeHeads ?? (await queries.eventHeads({ cluster, ended: false }));
+    const inFlight = heads
+      .filter((h) => h.endedAt === null && IN_FLIGHT.has(h.phase))
+      .sort((a, b) => a.firstSeenAt - b.firstSeenAt)
+      .slice(0, policy.maxEventsInFlight + 1)
+      .filter((h) => !events[h.key]);
+    for (const r of await queries.events(
+      cluster,
+      inFlight.map((h) => h.key),
+    ))
+      events[r.key] = r;
+  }
+
+  const members: Record<string, Member> = Object.create(null);
+  if (opts.members) for (const m of opts.members) members[memberKey(m.vmName)] = m;
+  else {
+    const named = new Set<string>();
+    for (const r of records) for (const vm of r.resources) named.add(memberKey(vm));
+    for (const rows of Object.values(readiness)) for (const mk of Object.keys(rows)) named.add(mk);
+    const found =
+      named.size > POINT_READ_LIMIT
+        ? ((await queries.members(cluster)).get(cluster) ?? [])
+        : await queries.membersNamed(cluster, [...named]);
+    for (const m of found) members[memberKey(m.vmName)] = m;
+  }
+  return { state: { cluster, members, events, readiness }, records };
+}
+
+export function eventViews(loaded: EventState, now: number, policy: Policy): EventView[] {
+  return loaded.records.map((r) => eventView(loaded.state, r, now, policy));
+}

@@ -1,0 +1,127 @@
+import {
+  type ClusterSummary,
+  type EventView,
+  isLive,
+  type Member,
+  policyFor,
+  STATUS_LIMITS,
+  type StatusPage,
+  type StatusQuery,
+} from "@quiesce/shared";
+import type { HandlerDeps } from "../handlers/deps";
+import { iso } from "../handlers/http";
+import type { EventHead, StatusQueries } from "../store";
+import { eventViews, loadEventState } from "./eventViews";
+import { summarizeCluster } from "./groups";
+import {
+  compareEventPositions,
+  type EventPosition,
+  encodeToken,
+  nextSlice,
+  withinBytes,
+} from "./paging";
+
+/**
+ * GET /api/status: cluster summaries and one page of events. Reads, whatever the table's size:
+ * the members (of the cluster asked, or all: summaries count them), the heads (a few columns)
+ * of the active events (and of the ended ones when asked), then whole rows and readiness only
+ * for the events on the page.
+ */
+
+const positionOf = (h: EventHead): EventPosition =>
+  h.endedAt === null
+    ? { s: 0, t: h.firstSeenAt, c: h.cluster, k: h.key }
+    : { s: 1, t: -h.endedAt, c: h.cluster, k: h.key };
+
+export async function statusPage(
+  deps: HandlerDeps,
+  queries: StatusQueries,
+  q: StatusQuery,
+  after: EventPosition | null,
+): Promise<StatusPage> {
+  const [membersByCluster, activeHeads, endedHeads] = await Promise.all([
+    queries.members(q.cluster),
+    queries.eventHeads({ ...(q.cluster ? { cluster: q.cluster } : {}), ended: false }),
+    q.state === "active"
+      ? Promise.resolve([])
+      : queries.eventHeads({
+          ...(q.cluster ? { cluster: q.cluster } : {}),
+          ended: true,
+          ...(q.phase ? { phases: q.phase } : {}),
+        }),
+  ]);
+  const now = deps.clock.now();
+  const policyOf = memo((c: string) => policyFor(deps.settings.QUIESCE_POLICY, c));
+
+  const activeByCluster = new Map<string, EventHead[]>();
+  for (const h of activeHeads)
+    activeByCluster.set(h.cluster, [...(activeByCluster.get(h.cluster) ?? []), h]);
+  const names = [...new Set([...membersByCluster.keys(), ...activeByCluster.keys()])]
+    .sort()
+    .slice(0, STATUS_LIMITS.clusters);
+  const clusters: ClusterSummary[] = names.map((c) => {
+    const policy = policyOf(c);
+    return summarizeCluster(
+      c,
+      membersByCluster.get(c) ?? [],
+      (m: Member) => isLive(m, now, policy),
+      activeByCluster.get(c)?.length ?? 0,
+      STATUS_LIMITS.groupsPerCluster,
+    );
+  });
+
+  const phases = q.phase ? new Set<string>(q.phase) : null;
+  const candidates = [
+    ...(q.state === "ended" ? [] : activeHeads.filter((h) => !phases || phases.has(h.phase))),
+    ...endedHeads,
+  ]
+    .map((h) => ({ head: h, at: positionOf(h) }))
+    .sort((a, b) => compareEventPositions(a.at, b.at));
+  const { slice, more } = nextSlice(
+    candidates,
+    after ? (x) => compareEventPositions(x.at, after) > 0 : null,
+    q.limit,
+  );
+
+  // Views per cluster (their state is per cluster), then back into the page's order.
+  const byCluster = new Map<string, EventHead[]>();
+  for (const { head } of slice)
+    byCluster.set(head.cluster, [...(byCluster.get(head.cluster) ?? []), head]);
+  const views = new Map<string, EventView>();
+  for (const [cluster, heads] of byCluster) {
+    const policy = policyOf(cluster);
+    const loaded = await loadEventState(
+      queries,
+      cluster,
+      heads.map((h) => h.key),
+      policy,
+      {
+        members: membersByCluster.get(cluster) ?? [],
+        activeHeads: activeByCluster.get(cluster) ?? [],
+      },
+    );
+    eventViews(loaded, now, policy).forEach((v, i) => {
+      views.set(`${cluster}\u0000${loaded.records[i]?.key}`, v);
+    });
+  }
+  const shown = slice.flatMap((x) => {
+    const v = views.get(`${x.head.cluster}\u0000${x.head.key}`);
+    return v ? [{ view: v, at: x.at }] : [];
+  });
+  const { kept, cut } = withinBytes(shown, STATUS_LIMITS.pageBytes);
+  const last = cut ? kept.at(-1)?.at : slice.at(-1)?.at;
+  return {
+    now: iso(now) as string,
+    clusters,
+    events: kept.map((x) => x.view),
+    continuation: (cut || more) && last ? encodeToken(last) : null,
+  };
+}
+
+export function memo<T>(fn: (key: string) => T): (key: string) => T {
+  const cache = new Map<string, T>();
+  return (key) => {
+    if (!cache.has(key)) cache.set(key, fn(key));
+    return cache.get(key) as T;
+  };
+}
