@@ -183,15 +183,16 @@ async function rawUpserts(connectionString: string, vms: number): Promise<number
   return r.ok / r.seconds;
 }
 
-interface CoordinatorProcess {
+export interface CoordinatorProcess {
   url: string;
   relayKey: string;
-  stats(): Promise<OpCounts & { cpuMs: number }>;
+  operatorKey: string;
+  stats(): Promise<OpCounts & { cpuMs: number; rssBytes: number }>;
   stop(): Promise<void>;
 }
 
 /** The bundled bench/coordinatorProcess.ts, next to this bundle (see bench/run.mjs). */
-function startCoordinatorProcess(connectionString: string): Promise<CoordinatorProcess> {
+export function startCoordinatorProcess(connectionString: string): Promise<CoordinatorProcess> {
   const child = fork(join(__dirname, "coordinatorProcess.cjs"), [], {
     env: { ...process.env, BENCH_CONNECTION_STRING: connectionString },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -212,14 +213,13 @@ function startCoordinatorProcess(connectionString: string): Promise<CoordinatorP
       child.on("message", onMessage);
       child.once("exit", onExit);
     });
-  return next<{ url: string; relayKey: string }>("ready").then(({ url, relayKey }) => ({
-    url,
-    relayKey,
+  return next<{ url: string; relayKey: string; operatorKey: string }>("ready").then((ready) => ({
+    ...ready,
     async stats() {
-      const answer = next<{ stats: OpCounts; cpuMs: number }>("stats");
+      const answer = next<{ stats: OpCounts; cpuMs: number; rssBytes: number }>("stats");
       child.send("stats");
-      const { stats, cpuMs } = await answer;
-      return { ...stats, cpuMs };
+      const { stats, cpuMs, rssBytes } = await answer;
+      return { ...stats, cpuMs, rssBytes };
     },
     async stop() {
       child.send("stop");
