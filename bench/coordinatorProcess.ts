@@ -13,12 +13,15 @@ async function main() {
   const local = await startLocalCoordinator({ connectionString, sweepIntervalMs: 0 });
   const send = (m: unknown) => process.send?.(m);
   process.on("message", (m) => {
-    if (m === "stats") {
+    // "gc-stats" (with --expose-gc) first collects garbage: what is left is what is retained.
+    if (m === "gc-stats") (globalThis as { gc?: () => void }).gc?.();
+    if (m === "stats" || m === "gc-stats") {
       const cpu = process.cpuUsage();
       send({
         stats: local.coordinator.deps.store.stats(),
         cpuMs: (cpu.user + cpu.system) / 1000,
         rssBytes: process.memoryUsage().rss,
+        heapUsedBytes: process.memoryUsage().heapUsed,
       });
     }
     if (m === "stop") void local.stop().then(() => process.exit(0));

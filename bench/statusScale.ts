@@ -25,9 +25,13 @@ export interface StatusScaleResult {
     bytes: number;
     /** Table operations the coordinator made for one such request (mean). */
     tableOps: { reads: number; queries: number };
+    /** CPU time of the coordinator process per request (user + system). */
+    coordinatorCpuMs: number;
   }>;
   walk: { pages: number; events: number; seconds: number; maxPageBytes: number };
+  /** Resident memory, and the heap still in use after a full garbage collection. */
   rssMB: { started: number; loaded: number; afterStatus: number };
+  retainedHeapMB: { started: number; loaded: number; afterStatus: number };
 }
 
 /** The fleet: one large cluster and three smaller ones; 1,800 VMs, 3,000 events in all. */
@@ -142,14 +146,18 @@ async function load(local: CoordinatorProcess): Promise<{ active: number; ended:
 export async function measureStatusScale(): Promise<StatusScaleResult> {
   const azurite = await startAzurite();
   try {
-    const local = await startCoordinatorProcess(azurite.connectionString);
+    const local = await startCoordinatorProcess(azurite.connectionString, ["--expose-gc"]);
     try {
       const mb = (b: number) => round(b / 1e6, 1);
-      const started = (await local.stats()).rssBytes;
+      const memory = async () => {
+        const rss = (await local.stats()).rssBytes;
+        return { rss: mb(rss), heap: mb((await local.stats({ gc: true })).heapUsedBytes) };
+      };
+      const started = await memory();
       const t0 = performance.now();
       const counts = await load(local);
       const loadSeconds = round((performance.now() - t0) / 1000, 1);
-      const loaded = (await local.stats()).rssBytes;
+      const loaded = await memory();
 
       const get = async (path: string) => {
         const t = performance.now();
@@ -185,6 +193,7 @@ export async function measureStatusScale(): Promise<StatusScaleResult> {
             reads: round((after.reads - before.reads) / SAMPLES, 1),
             queries: round((after.queries - before.queries) / SAMPLES, 1),
           },
+          coordinatorCpuMs: round((after.cpuMs - before.cpuMs) / SAMPLES, 1),
         };
       };
       const requests = [
@@ -218,7 +227,7 @@ export async function measureStatusScale(): Promise<StatusScaleResult> {
         maxPageBytes,
       };
 
-      const afterStatus = (await local.stats()).rssBytes;
+      const afterStatus = await memory();
       return {
         members: CLUSTERS.reduce((n, c) => n + c.vms, 0),
         events: counts,
@@ -226,7 +235,12 @@ export async function measureStatusScale(): Promise<StatusScaleResult> {
         loadSeconds,
         requests,
         walk,
-        rssMB: { started: mb(started), loaded: mb(loaded), afterStatus: mb(afterStatus) },
+        rssMB: { started: started.rss, loaded: loaded.rss, afterStatus: afterStatus.rss },
+        retainedHeapMB: {
+          started: started.heap,
+          loaded: loaded.heap,
+          afterStatus: afterStatus.heap,
+        },
       };
     } finally {
       await local.stop();
@@ -242,15 +256,15 @@ export function renderStatusScale(r: StatusScaleResult): string {
     "",
     `${r.members} members and ${r.events.active + r.events.ended} events (${r.events.active} active, ${r.events.ended} ended) in ${r.clusters.length} clusters (${r.clusters.map((c) => `${c.name}: ${c.vms} VMs, ${c.events} events`).join("; ")}), loaded through the report route in ${r.loadSeconds} s. Each request ${r.requests[0]?.samples ?? 0} times after one warm-up, over loopback, one at a time.`,
     "",
-    "| Request | median / p90 | Bytes | Table reads / queries per request |",
-    "| --- | --- | --- | --- |",
+    "| Request | median / p90 | Bytes | Table reads / queries per request | Coordinator CPU per request |",
+    "| --- | --- | --- | --- | --- |",
     ...r.requests.map(
       (q) =>
-        `| ${q.name}: \`${q.path.replace(/[0-9A-F-]{36}/, "{id}")}\` | ${q.ms.median} ms / ${q.ms.p90} ms | ${q.bytes.toLocaleString("en-US")} | ${q.tableOps.reads} / ${q.tableOps.queries} |`,
+        `| ${q.name}: \`${q.path.replace(/[0-9A-F-]{36}/, "{id}")}\` | ${q.ms.median} ms / ${q.ms.p90} ms | ${q.bytes.toLocaleString("en-US")} | ${q.tableOps.reads} / ${q.tableOps.queries} | ${q.coordinatorCpuMs} ms |`,
     ),
-    `| every page of \`/api/status?state=all&limit=500\` | ${r.walk.pages} pages, ${r.walk.events} events in ${r.walk.seconds} s | largest page ${r.walk.maxPageBytes.toLocaleString("en-US")} | |`,
+    `| every page of \`/api/status?state=all&limit=500\` | ${r.walk.pages} pages, ${r.walk.events} events in ${r.walk.seconds} s | largest page ${r.walk.maxPageBytes.toLocaleString("en-US")} | | |`,
     "",
-    `Coordinator resident memory: ${r.rssMB.started} MB at start, ${r.rssMB.loaded} MB after loading, ${r.rssMB.afterStatus} MB after the status calls.`,
+    `Coordinator resident memory: ${r.rssMB.started} MB at start, ${r.rssMB.loaded} MB after loading, ${r.rssMB.afterStatus} MB after the status calls; heap in use after a full collection: ${r.retainedHeapMB.started}, ${r.retainedHeapMB.loaded} and ${r.retainedHeapMB.afterStatus} MB.`,
     "",
   ];
   return lines.join("\n");

@@ -187,17 +187,25 @@ export interface CoordinatorProcess {
   url: string;
   relayKey: string;
   operatorKey: string;
-  stats(): Promise<OpCounts & { cpuMs: number; rssBytes: number }>;
+  stats(opts?: {
+    gc?: boolean;
+  }): Promise<OpCounts & { cpuMs: number; rssBytes: number; heapUsedBytes: number }>;
   stop(): Promise<void>;
 }
 
 /** The bundled bench/coordinatorProcess.ts, next to this bundle (see bench/run.mjs). */
-export function startCoordinatorProcess(connectionString: string): Promise<CoordinatorProcess> {
+export function startCoordinatorProcess(
+  connectionString: string,
+  execArgv: string[] = [],
+): Promise<CoordinatorProcess> {
   const child = fork(join(__dirname, "coordinatorProcess.cjs"), [], {
     env: { ...process.env, BENCH_CONNECTION_STRING: connectionString },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // e.g. BENCH_COORDINATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
-    execArgv: (process.env.BENCH_COORDINATOR_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    execArgv: [
+      ...execArgv,
+      ...(process.env.BENCH_COORDINATOR_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    ],
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const next = <T>(key: string) =>
@@ -215,11 +223,16 @@ export function startCoordinatorProcess(connectionString: string): Promise<Coord
     });
   return next<{ url: string; relayKey: string; operatorKey: string }>("ready").then((ready) => ({
     ...ready,
-    async stats() {
-      const answer = next<{ stats: OpCounts; cpuMs: number; rssBytes: number }>("stats");
-      child.send("stats");
-      const { stats, cpuMs, rssBytes } = await answer;
-      return { ...stats, cpuMs, rssBytes };
+    async stats(opts: { gc?: boolean } = {}) {
+      const answer = next<{
+        stats: OpCounts;
+        cpuMs: number;
+        rssBytes: number;
+        heapUsedBytes: number;
+      }>("stats");
+      child.send(opts.gc ? "gc-stats" : "stats");
+      const { stats, ...rest } = await answer;
+      return { ...stats, ...rest };
     },
     async stop() {
       child.send("stop");

@@ -11,6 +11,7 @@ import {
   type Transition,
 } from "@quiesce/shared";
 import { fromEntity, type StoredEntity, toEntity } from "./codec";
+import { type CachedMember, IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
 import type { OpCounts, TableName, Tables } from "./tables";
 
@@ -58,27 +59,10 @@ export interface AuditEntry {
 const tag = (table: TableName, pk: string, rk: string) => `${table}|${pk}|${rk}`;
 const ended = (e: EventRecord) => e.endedAt !== null;
 
-/**
- * Idle members this instance read or wrote lately, with their ETags. An idle heartbeat (nothing in
- * its document, no hooks, no approvals) whose member is cached as idle is decided on the cached
- * row without reading it. This is safe against other instances writing the row meanwhile: with no
- * events at the cached incarnation and none in the report, a stale row can only make the core
- * want a write it would not (the ETag then fails, the entry is dropped and the report re-read and
- * re-decided), or skip one for a report that is older than the stored row anyway (IMDS
- * incarnations only grow, and equal incarnations hold equal events).
- */
-const IDLE_CACHE_MAX = 50_000;
-const IDLE_CACHE_TTL_MS = 5 * 60_000;
-
-interface CachedMember {
-  member: Member;
-  etag: string;
-  at: number;
-}
-
 export class ClusterStore {
   private historySeq = 0;
-  private readonly idleMembers = new Map<string, CachedMember>();
+  /** Bounded by entries, bytes and age: see idleMemberCache.ts. */
+  private readonly idleMembers = new IdleMemberCache(() => Date.now());
 
   constructor(
     /** Read by the status queries (statusQueries.ts), which never write. */
@@ -197,31 +181,17 @@ export class ClusterStore {
   }
 
   private cachedIdleMember(cluster: string, mk: string): CachedMember | undefined {
-    const key = `${cluster}|${mk}`;
-    const hit = this.idleMembers.get(key);
-    if (!hit) return undefined;
-    if (Date.now() - hit.at > IDLE_CACHE_TTL_MS) {
-      this.idleMembers.delete(key);
-      return undefined;
-    }
-    return hit;
+    return this.idleMembers.get(cluster, mk);
   }
 
   /** Remembers a member row as this instance last saw it, if it is idle (no events). */
   private cacheMember(cluster: string, mk: string, member: Member, etag: string): void {
-    const key = `${cluster}|${mk}`;
-    this.idleMembers.delete(key); // re-insert: Map order is then least recently seen first
-    if (member.eventKeys.length > 0) return;
-    this.idleMembers.set(key, { member, etag, at: Date.now() });
-    if (this.idleMembers.size > IDLE_CACHE_MAX) {
-      const oldest = this.idleMembers.keys().next().value;
-      if (oldest !== undefined) this.idleMembers.delete(oldest);
-    }
+    this.idleMembers.remember(cluster, mk, member, etag);
   }
 
   /** A conflict means another instance wrote: forget what this one remembers of that member. */
   forgetCachedMember(cluster: string, mk: string): void {
-    this.idleMembers.delete(`${cluster}|${mk}`);
+    this.idleMembers.forget(cluster, mk);
   }
 
   private async readAllMembers(loaded: Loaded): Promise<void> {
