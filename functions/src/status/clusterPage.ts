@@ -10,9 +10,16 @@ import type { HandlerDeps } from "../handlers/deps";
 import { iso } from "../handlers/http";
 import { memberView } from "../handlers/views";
 import type { EventHead, StatusQueries } from "../store";
-import { eventViews, loadEventState } from "./eventViews";
+import { viewsByKey } from "./eventViews";
 import { summarizeCluster } from "./groups";
-import { encodeToken, type MemberPosition, nextSlice, withinBytes } from "./paging";
+import {
+  encodeToken,
+  type MemberPosition,
+  nextSlice,
+  VIEW_BATCH,
+  viewsWithinBytes,
+  withinBytes,
+} from "./paging";
 
 /**
  * GET /api/clusters/{cluster}: the summary, one page of members (the cluster's members are read
@@ -41,16 +48,19 @@ export async function clusterPage(
   const ended = heads
     .filter((h) => h.endedAt !== null)
     .sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0) || compareKeys(a, b));
-  const viewsOf = async (shown: EventHead[]) => {
-    const loaded = await loadEventState(
-      queries,
-      cluster,
-      shown.map((h) => h.key),
-      policy,
-      { members, activeHeads: active },
-    );
-    return withinBytes(eventViews(loaded, now, policy), STATUS_LIMITS.pageBytes).kept;
-  };
+  const viewsOf = async (heads: EventHead[]) =>
+    (
+      await viewsWithinBytes(heads, VIEW_BATCH, STATUS_LIMITS.pageBytes, (part) =>
+        viewsByKey(
+          queries,
+          cluster,
+          part.map((h) => h.key),
+          policy,
+          now,
+          { members, activeHeads: active },
+        ),
+      )
+    ).shown.map((x) => x.view);
 
   const sorted = members
     .map((m) => ({ key: memberKey(m.vmName), m }))

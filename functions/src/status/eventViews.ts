@@ -84,3 +84,18 @@ export async function loadEventState(
 export function eventViews(loaded: EventState, now: number, policy: Policy): EventView[] {
   return loaded.records.map((r) => eventView(loaded.state, r, now, policy));
 }
+
+/** Views of one cluster's events, one per key asked: null for an event gone meanwhile. */
+export async function viewsByKey(
+  queries: StatusQueries,
+  cluster: string,
+  keys: readonly string[],
+  policy: Policy,
+  now: number,
+  opts: Parameters<typeof loadEventState>[4] = {},
+): Promise<Array<EventView | null>> {
+  const loaded = await loadEventState(queries, cluster, keys, policy, opts);
+  const byKey = new Map<string, EventView>();
+  for (const r of loaded.records) byKey.set(r.key, eventView(loaded.state, r, now, policy));
+  return keys.map((k) => byKey.get(k) ?? null);
+}

@@ -81,3 +81,33 @@ export function withinBytes<T>(items: readonly T[], budget: number): { kept: T[]
   }
   return { kept, cut: false };
 }
+
+/** Rows, readiness and views are read this many events at a time, until the page is full. */
+export const VIEW_BATCH = 100;
+
+/**
+ * Builds views in order, a batch at a time, and stops reading once the page's byte budget is
+ * spent: rows are only read for what can be shown (an event row may hold 1,000 VM names).
+ * `build` answers one view per head, null for a row gone meanwhile.
+ */
+export async function viewsWithinBytes<H, V>(
+  heads: readonly H[],
+  batch: number,
+  budget: number,
+  build: (heads: H[]) => Promise<Array<V | null>>,
+): Promise<{ shown: Array<{ head: H; view: V }>; cut: boolean }> {
+  const shown: Array<{ head: H; view: V }> = [];
+  let bytes = 0;
+  for (let i = 0; i < heads.length; i += batch) {
+    const part = heads.slice(i, i + batch);
+    const views = await build(part);
+    for (const [j, view] of views.entries()) {
+      if (view === null) continue;
+      const size = Buffer.byteLength(JSON.stringify(view), "utf8") + 1;
+      if (shown.length > 0 && bytes + size > budget) return { shown, cut: true };
+      shown.push({ head: part[j] as H, view });
+      bytes += size;
+    }
+  }
+  return { shown, cut: false };
+}

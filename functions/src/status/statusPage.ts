@@ -11,14 +11,15 @@ import {
 import type { HandlerDeps } from "../handlers/deps";
 import { iso } from "../handlers/http";
 import type { EventHead, StatusQueries } from "../store";
-import { eventViews, loadEventState } from "./eventViews";
+import { viewsByKey } from "./eventViews";
 import { summarizeCluster } from "./groups";
 import {
   compareEventPositions,
   type EventPosition,
   encodeToken,
   nextSlice,
-  withinBytes,
+  VIEW_BATCH,
+  viewsWithinBytes,
 } from "./paging";
 
 /**
@@ -83,37 +84,32 @@ export async function statusPage(
     q.limit,
   );
 
-  // Views per cluster (their state is per cluster), then back into the page's order.
-  const byCluster = new Map<string, EventHead[]>();
-  for (const { head } of slice)
-    byCluster.set(head.cluster, [...(byCluster.get(head.cluster) ?? []), head]);
-  const views = new Map<string, EventView>();
-  for (const [cluster, heads] of byCluster) {
-    const policy = policyOf(cluster);
-    const loaded = await loadEventState(
-      queries,
-      cluster,
-      heads.map((h) => h.key),
-      policy,
-      {
-        members: membersByCluster.get(cluster) ?? [],
-        activeHeads: activeByCluster.get(cluster) ?? [],
-      },
-    );
-    eventViews(loaded, now, policy).forEach((v, i) => {
-      views.set(`${cluster}\u0000${loaded.records[i]?.key}`, v);
-    });
-  }
-  const shown = slice.flatMap((x) => {
-    const v = views.get(`${x.head.cluster}\u0000${x.head.key}`);
-    return v ? [{ view: v, at: x.at }] : [];
-  });
-  const { kept, cut } = withinBytes(shown, STATUS_LIMITS.pageBytes);
-  const last = cut ? kept.at(-1)?.at : slice.at(-1)?.at;
+  // Views per cluster (their state is per cluster), in the page's order, read batch by batch.
+  const { shown, cut } = await viewsWithinBytes(
+    slice,
+    VIEW_BATCH,
+    STATUS_LIMITS.pageBytes,
+    async (part) => {
+      const views = new Map<string, EventView | null>();
+      for (const cluster of new Set(part.map((x) => x.head.cluster))) {
+        const keys = part.filter((x) => x.head.cluster === cluster).map((x) => x.head.key);
+        const policy = policyOf(cluster);
+        const built = await viewsByKey(queries, cluster, keys, policy, now, {
+          members: membersByCluster.get(cluster) ?? [],
+          activeHeads: activeByCluster.get(cluster) ?? [],
+        });
+        keys.forEach((k, i) => {
+          views.set(`${cluster}\u0000${k}`, built[i] ?? null);
+        });
+      }
+      return part.map((x) => views.get(`${x.head.cluster}\u0000${x.head.key}`) ?? null);
+    },
+  );
+  const last = cut ? shown.at(-1)?.head.at : slice.at(-1)?.at;
   return {
     now: iso(now) as string,
     clusters,
-    events: kept.map((x) => x.view),
+    events: shown.map((x) => x.view),
     continuation: (cut || more) && last ? encodeToken(last) : null,
   };
 }
