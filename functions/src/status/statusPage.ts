@@ -55,8 +55,11 @@ export async function statusPage(
   const policyOf = memo((c: string) => policyFor(deps.settings.QUIESCE_POLICY, c));
 
   const activeByCluster = new Map<string, EventHead[]>();
-  for (const h of activeHeads)
-    activeByCluster.set(h.cluster, [...(activeByCluster.get(h.cluster) ?? []), h]);
+  for (const h of activeHeads) {
+    const list = activeByCluster.get(h.cluster);
+    if (list) list.push(h);
+    else activeByCluster.set(h.cluster, [h]);
+  }
   const names = [...new Set([...membersByCluster.keys(), ...activeByCluster.keys()])]
     .sort()
     .slice(0, STATUS_LIMITS.clusters);
@@ -114,7 +117,7 @@ export async function statusPage(
   };
 }
 
-export function memo<T>(fn: (key: string) => T): (key: string) => T {
+function memo<T>(fn: (key: string) => T): (key: string) => T {
   const cache = new Map<string, T>();
   return (key) => {
     if (!cache.has(key)) cache.set(key, fn(key));

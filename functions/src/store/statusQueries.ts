@@ -55,7 +55,8 @@ const isPhase = (v: unknown): v is Phase => (PHASES as readonly unknown[]).inclu
 
 function headOf(row: StoredEntity): EventHead | null {
   if (!isPhase(row.phase)) return null;
-  const stamp = typeof row.timestamp === "string" ? Date.parse(row.timestamp) : 0;
+  const parsed = typeof row.timestamp === "string" ? Date.parse(row.timestamp) : Number.NaN;
+  const stamp = Number.isFinite(parsed) ? parsed : 0;
   return {
     cluster: decodeKey(row.partitionKey),
     key: decodeKey(row.rowKey),
