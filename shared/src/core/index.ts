@@ -6,8 +6,10 @@ export {
   matchingAutoApproveRule,
 } from "./approval";
 export * from "./decide";
+export * from "./dict";
 export { explain } from "./explain";
 export { isLive, livenessGranularityMs } from "./liveness";
 export * from "./policy";
+export * from "./resources";
 export * from "./state";
 export * from "./types";
