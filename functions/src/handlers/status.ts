@@ -13,26 +13,11 @@ import { clusterPage } from "../status/clusterPage";
 import { eventDetail as readEventDetail } from "../status/eventDetail";
 import { decodeEventToken, decodeMemberToken } from "../status/paging";
 import { statusPage } from "../status/statusPage";
-import { isStorageUnavailable, StatusQueries } from "../store";
+import { StatusQueries } from "../store";
 import { authenticate, denied, type HandlerDeps } from "./deps";
 import { json, problem } from "./http";
 
 const BAD_TOKEN = "invalid continuation: is not a continuation token from this API";
-
-/** Store unreachable or throttling: 503 with retry-after, as the report route answers. */
-async function storeErrors(
-  context: InvocationContext,
-  what: string,
-  fn: () => Promise<HttpResponseInit>,
-): Promise<HttpResponseInit> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (!isStorageUnavailable(e)) throw e;
-    context.error(`${what}: state store unavailable: ${(e as Error).message}`);
-    return problem(503, "state store unavailable; retry shortly", { "retry-after": "5" });
-  }
-}
 
 /**
  * GET /api/status?cluster=&phase=&state=&limit=&continuation=: cluster summaries and one page
@@ -48,9 +33,7 @@ export function statusHandler(deps: HandlerDeps) {
     const token = q.value.continuation;
     const after = token === undefined ? null : decodeEventToken(token);
     if (token !== undefined && after === null) return problem(400, BAD_TOKEN);
-    return storeErrors(context, "status", async () =>
-      json(200, await statusPage(deps, queries, q.value, after)),
-    );
+    return json(200, await statusPage(deps, queries, q.value, after));
   };
 }
 
@@ -68,12 +51,9 @@ export function clusterHandler(deps: HandlerDeps) {
     const after = token === undefined ? null : decodeMemberToken(token);
     if (token !== undefined && after === null) return problem(400, BAD_TOKEN);
     const cluster = name.data;
-    return storeErrors(context, `cluster ${cluster}`, async () => {
-      const page = await clusterPage(deps, queries, cluster, q.value, after);
-      if (!page)
-        return problem(404, `cluster ${cluster} is not known: no relay has reported for it`);
-      return json(200, page);
-    });
+    const page = await clusterPage(deps, queries, cluster, q.value, after);
+    if (!page) return problem(404, `cluster ${cluster} is not known: no relay has reported for it`);
+    return json(200, page);
   };
 }
 
@@ -124,13 +104,11 @@ export function eventHandler(deps: HandlerDeps) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
     if (!auth.ok) return denied(auth);
-    return storeErrors(context, "event", async () => {
-      const found = await findEvent(deps, request.params.eventId, request.query.get("cluster"));
-      if (!found.ok) return found.response;
-      const detail = await eventDetail(deps, found.cluster, found.key);
-      if (!detail) return problem(404, `event ${request.params.eventId} is no longer known`);
-      return json(200, detail);
-    });
+    const found = await findEvent(deps, request.params.eventId, request.query.get("cluster"));
+    if (!found.ok) return found.response;
+    const detail = await eventDetail(deps, found.cluster, found.key);
+    if (!detail) return problem(404, `event ${request.params.eventId} is no longer known`);
+    return json(200, detail);
   };
 }
 

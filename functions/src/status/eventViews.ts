@@ -1,5 +1,7 @@
 import {
   type ClusterState,
+  type Dict,
+  dict,
   type EventRecord,
   type EventView,
   IN_FLIGHT,
@@ -43,13 +45,13 @@ export async function loadEventState(
   } = {},
 ): Promise<EventState> {
   const records = await queries.events(cluster, keys);
-  const events: Record<string, EventRecord> = Object.create(null);
+  const events = dict<EventRecord>();
   for (const r of records) events[r.key] = r;
   const withReadiness = records.filter((r) => r.endedAt === null || opts.readinessOfEnded);
   const readinessRows = await mapLimit(withReadiness, 16, (r) => queries.readiness(cluster, r.key));
-  const readiness: Record<string, Record<string, Readiness>> = Object.create(null);
+  const readiness = dict<Dict<Readiness>>();
   withReadiness.forEach((r, i) => {
-    readiness[r.key] = readinessRows[i] as Record<string, Readiness>;
+    readiness[r.key] = readinessRows[i] as Dict<Readiness>;
   });
 
   if (records.some((r) => r.endedAt === null && WAITS_ON_BUDGET.has(r.phase))) {
@@ -66,7 +68,7 @@ export async function loadEventState(
       events[r.key] = r;
   }
 
-  const members: Record<string, Member> = Object.create(null);
+  const members = dict<Member>();
   if (opts.members) for (const m of opts.members) members[memberKey(m.vmName)] = m;
   else {
     const named = new Set<string>();

@@ -388,22 +388,7 @@ export class ClusterStore {
     await this.tables.Events.remove(encodeKey(cluster), encodeKey(key));
   }
 
-  // ---------------------------------------------------------------- reading for the status API
-
-  async readHistory(cluster: string, key: string): Promise<HistoryRow[]> {
-    const pk = eventPartition(cluster, key);
-    const rows = await this.tables.History.query(odata`PartitionKey eq ${pk}`);
-    return rows.map((r) => ({
-      at: Number(r.at),
-      eventKey: key,
-      kind: r.kind === "operator" ? "operator" : "transition",
-      from: typeof r.from === "string" ? r.from : null,
-      to: typeof r.to === "string" ? r.to : typeof r.action === "string" ? r.action : "",
-      reason: String(r.reason ?? ""),
-      ...(typeof r.vm === "string" ? { vm: r.vm } : {}),
-      ...(typeof r.by === "string" ? { by: r.by } : {}),
-    }));
-  }
+  // ---------------------------------------------------------------- event lookups (the pages: statusQueries.ts)
 
   /** Whether the cluster holds this event (one point read). */
   async hasEvent(cluster: string, key: string): Promise<boolean> {
@@ -415,15 +400,6 @@ export class ClusterStore {
     const rk = encodeKey(key);
     const rows = await this.tables.Events.query(odata`RowKey eq ${rk}`, ["PartitionKey", "RowKey"]);
     return rows.map((r) => decodeKey(r.partitionKey)).sort();
-  }
-
-  /** Every cluster with a member or a not-ended event. */
-  async listClusters(): Promise<string[]> {
-    const [members, events] = await Promise.all([
-      this.tables.Members.query(undefined, ["PartitionKey", "RowKey"]),
-      this.tables.Events.query(odata`ended eq ${false}`, ["PartitionKey", "RowKey"]),
-    ]);
-    return [...new Set([...members, ...events].map((r) => decodeKey(r.partitionKey)))].sort();
   }
 
   /**

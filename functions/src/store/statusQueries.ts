@@ -1,5 +1,13 @@
 import { odata } from "@azure/data-tables";
-import { type EventRecord, type Member, PHASES, type Phase, type Readiness } from "@quiesce/shared";
+import {
+  type Dict,
+  dict,
+  type EventRecord,
+  type Member,
+  PHASES,
+  type Phase,
+  type Readiness,
+} from "@quiesce/shared";
 import type { HistoryRow } from "./clusterStore";
 import { fromEntity, type StoredEntity } from "./codec";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
@@ -93,10 +101,10 @@ export class StatusQueries {
     return rows.filter((r): r is StoredEntity => r !== null).map((r) => fromEntity<EventRecord>(r));
   }
 
-  async readiness(cluster: string, key: string): Promise<Record<string, Readiness>> {
+  async readiness(cluster: string, key: string): Promise<Dict<Readiness>> {
     const pk = eventPartition(cluster, key);
     const rows = await this.tables.Readiness.query(odata`PartitionKey eq ${pk}`);
-    const byMember: Record<string, Readiness> = Object.create(null);
+    const byMember = dict<Readiness>();
     for (const row of rows) byMember[decodeKey(row.rowKey)] = fromEntity<Readiness>(row);
     return byMember;
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PHASES } from "../core/state";
+import { BLOCKER_REASONS } from "../core/types";
 
 /**
  * The status API's answers, one schema per shape: the coordinator builds its answers typed from
@@ -16,14 +17,7 @@ const PhaseView = z.enum(PHASES);
 
 export const BlockerView = z.object({
   vm: z.string(),
-  reason: z.enum([
-    "drainPending",
-    "draining",
-    "drainFailed",
-    "noLiveRelay",
-    "neverRegistered",
-    "recoverPending",
-  ]),
+  reason: z.enum(BLOCKER_REASONS),
   detail: z.string(),
 });
 export type BlockerView = z.infer<typeof BlockerView>;
