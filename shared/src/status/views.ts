@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Policy } from "../core/policy";
 import { PHASES } from "../core/state";
 import { BLOCKER_REASONS } from "../core/types";
 
@@ -120,7 +121,8 @@ export const StatusPage = z.object({
 });
 export type StatusPage = z.infer<typeof StatusPage>;
 
-const PolicyView = z.record(z.string(), z.unknown());
+/** The policy in force, as the coordinator resolved it (fields it does not know are dropped). */
+const PolicyView = z.object(Policy.shape);
 
 /** GET /api/clusters/{cluster} */
 export const ClusterPage = ClusterSummary.extend({
