@@ -55,6 +55,31 @@ describe("status API", () => {
     expect(page.continuation).toBeNull();
   });
 
+  it("a page's event waiting on the cluster's budget names the event in flight, which is not on the page", async () => {
+    const c = await testCoordinator(azurite().connectionString);
+    const first = freezeEvent(["web-0"]);
+    const second = freezeEvent(["web-1"]);
+    const approved = await report(
+      c,
+      makeReport("web-0", { incarnation: 1, events: [first], drained: [first.EventId] }),
+    );
+    expect(approved.body.directives).toEqual([expect.objectContaining({ kind: "approve" })]);
+    c.clock.advance(1_000);
+    await report(
+      c,
+      makeReport("web-1", { incarnation: 1, events: [second], drained: [second.EventId] }),
+    );
+    const res = await call(
+      c.handlers.status,
+      request("GET", "status?phase=Ready", { key: c.operatorKey }),
+    );
+    const page = StatusPage.parse(res.body);
+    expect(page.events.map((e) => e.eventId)).toEqual([second.EventId]);
+    expect(page.events[0]?.waitingFor).toMatch(
+      new RegExp(`budget of 1 event\\(s\\) in flight, used by ${first.EventId}`),
+    );
+  });
+
   it("GET /api/clusters/{cluster} shows one cluster with the policy in force; unknown → 404, bad name → 400", async () => {
     const { c } = await clusterWithEvent();
     const ok = await call(

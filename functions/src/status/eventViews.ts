@@ -44,29 +44,36 @@ export async function loadEventState(
     readinessOfEnded?: boolean;
   } = {},
 ): Promise<EventState> {
-  const records = await queries.events(cluster, keys);
+  // With the heads at hand (the pages), what to read besides the rows is known up front, so
+  // rows, readiness and the events in flight are read at once rather than one after another.
+  const asked = new Set(keys);
+  const heads = opts.activeHeads;
+  const activeAsked = heads?.filter((h) => asked.has(h.key));
+  const readinessKeys = opts.readinessOfEnded ? keys : activeAsked?.map((h) => h.key);
+  const inFlightKeys = activeAsked?.some((h) => WAITS_ON_BUDGET.has(h.phase))
+    ? inFlightOf(heads ?? [], policy).filter((k) => !asked.has(k))
+    : heads && [];
+  const readReadiness = (ks: readonly string[]) =>
+    mapLimit(ks, 16, async (k) => [k, await queries.readiness(cluster, k)] as const);
+  const [records, early, inFlightEarly] = await Promise.all([
+    queries.events(cluster, keys),
+    readinessKeys ? readReadiness(readinessKeys) : null,
+    inFlightKeys ? queries.events(cluster, inFlightKeys) : null,
+  ]);
   const events = dict<EventRecord>();
   for (const r of records) events[r.key] = r;
-  const withReadiness = records.filter((r) => r.endedAt === null || opts.readinessOfEnded);
-  const readinessRows = await mapLimit(withReadiness, 16, (r) => queries.readiness(cluster, r.key));
-  const readiness = dict<Dict<Readiness>>();
-  withReadiness.forEach((r, i) => {
-    readiness[r.key] = readinessRows[i] as Dict<Readiness>;
-  });
-
-  if (records.some((r) => r.endedAt === null && WAITS_ON_BUDGET.has(r.phase))) {
-    const heads = opts.activeHeads ?? (await queries.eventHeads({ cluster, ended: false }));
-    const inFlight = heads
-      .filter((h) => h.endedAt === null && IN_FLIGHT.has(h.phase))
-      .sort((a, b) => a.firstSeenAt - b.firstSeenAt)
-      .slice(0, policy.maxEventsInFlight + 1)
-      .filter((h) => !events[h.key]);
-    for (const r of await queries.events(
+  const readiness = dict<Dict<Readiness>>(
+    early ?? (await readReadiness(records.filter((r) => r.endedAt === null).map((r) => r.key))),
+  );
+  let inFlight = inFlightEarly;
+  if (!inFlight && records.some((r) => r.endedAt === null && WAITS_ON_BUDGET.has(r.phase))) {
+    const all = await queries.eventHeads({ cluster, ended: false });
+    inFlight = await queries.events(
       cluster,
-      inFlight.map((h) => h.key),
-    ))
-      events[r.key] = r;
+      inFlightOf(all, policy).filter((k) => !asked.has(k)),
+    );
   }
+  for (const r of inFlight ?? []) events[r.key] ??= r;
 
   const members = dict<Member>();
   if (opts.members) for (const m of opts.members) members[memberKey(m.vmName)] = m;
@@ -81,6 +88,15 @@ export async function loadEventState(
     for (const m of found) members[memberKey(m.vmName)] = m;
   }
   return { state: { cluster, members, events, readiness }, records };
+}
+
+/** Enough of the events in flight to judge the budget: maxEventsInFlight + 1, oldest first. */
+function inFlightOf(heads: readonly EventHead[], policy: Policy): string[] {
+  return heads
+    .filter((h) => h.endedAt === null && IN_FLIGHT.has(h.phase))
+    .sort((a, b) => a.firstSeenAt - b.firstSeenAt)
+    .slice(0, policy.maxEventsInFlight + 1)
+    .map((h) => h.key);
 }
 
 export function eventViews(loaded: EventState, now: number, policy: Policy): EventView[] {
