@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Policy } from "../core/policy";
 import { PHASES } from "../core/state";
 import { BLOCKER_REASONS } from "../core/types";
+import { VmIdentity } from "../imds/instanceMetadata";
 
 /**
  * The status API's answers, one schema per shape: the coordinator builds its answers typed from
@@ -72,12 +73,15 @@ export const MemberView = z.object({
   events: z.array(z.string()),
   relayVersion: z.string(),
   dryRun: z.boolean(),
-  resourceId: z.string(),
-  vmScaleSetName: z.string().optional(),
-  placementGroupId: z.string().optional(),
-  platformUpdateDomain: z.string().optional(),
-  platformFaultDomain: z.string().optional(),
-  zone: z.string().optional(),
+  /** Where the VM sits, as its instance metadata says (the fields it has). */
+  ...VmIdentity.pick({
+    resourceId: true,
+    vmScaleSetName: true,
+    placementGroupId: true,
+    platformUpdateDomain: true,
+    platformFaultDomain: true,
+    zone: true,
+  }).shape,
 });
 export type MemberView = z.infer<typeof MemberView>;
 
