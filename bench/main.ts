@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { type ConvergenceResult, measureConvergence } from "./convergence";
 import { type EventsResult, measureEvents } from "./events";
 import { renderMarkdown } from "./render";
+import type { StatusScaleResult } from "./statusScale";
 import { measureThroughput, type ThroughputResult } from "./throughput";
 
 /**
@@ -21,6 +22,8 @@ export interface BenchResults {
   /** (e) budget hand-off and (f) convergence after a coordinator restart. */
   convergence?: ConvergenceResult;
   relayIdle: unknown;
+  /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
+  statusScale: StatusScaleResult | null;
 }
 
 async function main() {
@@ -59,6 +62,8 @@ async function main() {
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = existsSync(idleFile) ? JSON.parse(readFileSync(idleFile, "utf8")) : null;
+  const statusFile = join(out, "status-scale.json");
+  const statusScale = existsSync(statusFile) ? JSON.parse(readFileSync(statusFile, "utf8")) : null;
   const cpu = cpus()[0]?.model ?? "unknown";
   const results: BenchResults = {
     date: new Date().toISOString(),
@@ -73,6 +78,7 @@ async function main() {
     throughput,
     convergence,
     relayIdle,
+    statusScale,
   };
   writeFileSync(join(out, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(out, "latest.md"), renderMarkdown(results));

@@ -30,7 +30,8 @@ export async function createCoordinator(
     identityResolver?: ManagedIdentityResolver;
   } = {},
 ): Promise<Coordinator> {
-  const store = openStore(settings);
+  const clock = opts.clock ?? systemClock;
+  const store = openStore(settings, clock);
   await store.init();
   const deps: HandlerDeps = {
     store,
@@ -39,7 +40,7 @@ export async function createCoordinator(
       ...identityResolverFor(settings, opts.identityResolver),
     }),
     settings,
-    clock: opts.clock ?? systemClock,
+    clock,
     ...(opts.retry ? { retry: opts.retry } : {}),
   };
   return { deps, handlers: createHandlers(deps) };

@@ -6,3 +6,4 @@ export * from "./protocol/imdsProblem";
 export * from "./protocol/names";
 export * from "./protocol/v1";
 export * from "./protocol/version";
+export * from "./status";

@@ -3,15 +3,18 @@ export {
   activeOverride,
   decideApproval,
   eventsInFlight,
+  IN_FLIGHT,
   matchingAutoApproveRule,
 } from "./approval";
 export { HANDOFF_REPORT_SECONDS } from "./cadence";
 export * from "./decide";
 export * from "./dict";
+export { isEnded } from "./evaluate";
 export { DELETES_VMS } from "./eventTypes";
 export { explain } from "./explain";
 export { isLive, livenessGranularityMs } from "./liveness";
 export * from "./policy";
 export * from "./resources";
+export * from "./scope";
 export * from "./state";
 export * from "./types";
