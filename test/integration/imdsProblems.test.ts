@@ -1,3 +1,4 @@
+import { ClusterPage } from "@quiesce/shared";
 import { describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";
 import {
@@ -38,13 +39,14 @@ describe("IMDS problems (protocol 1.1)", () => {
     expect(held.status).toBe(200);
     expect(held.body.directives).toEqual([]);
 
-    const status = await call(c.handlers.status, request("GET", "status", { key: c.operatorKey }));
-    const web = status.body.clusters[0];
-    expect(web.members.find((m: { vm: string }) => m.vm === "web-1").imdsProblems).toEqual([
-      unreadable,
-    ]);
-    expect(web.members.find((m: { vm: string }) => m.vm === "web-0").imdsProblems).toEqual([]);
-    expect(web.activeEvents[0].blockers).toEqual([
+    const res = await call(
+      c.handlers.cluster,
+      request("GET", "clusters/web", { key: c.operatorKey, params: { cluster: "web" } }),
+    );
+    const web = ClusterPage.parse(res.body);
+    expect(web.members.find((m) => m.vm === "web-1")?.imdsProblems).toEqual([unreadable]);
+    expect(web.members.find((m) => m.vm === "web-0")?.imdsProblems).toEqual([]);
+    expect(web.activeEvents[0]?.blockers).toEqual([
       { vm: "web-1", reason: "imdsProblem", detail: expect.stringMatching(/EventId unreadable/) },
     ]);
 
