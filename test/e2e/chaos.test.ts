@@ -220,8 +220,10 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
         20_000,
         "StartRequests after the restart",
       );
-      measured("coordinators + Azurite restart -> StartRequests", approved.at.realMs - answeredAt);
-      expect(approved.at.realMs - answeredAt).toBeLessThanOrEqual(BOUND_MS);
+      // Negative when the first instance back already had every drain reported through it.
+      const converged = Math.max(0, approved.at.realMs - answeredAt);
+      measured("coordinators + Azurite restart -> StartRequests", converged);
+      expect(converged).toBeLessThanOrEqual(BOUND_MS);
       await waitForPhase(ev.eventId, ["Completed"]);
       expectPlannedLifecycle(fabric, markers, ev.eventId);
     } finally {
