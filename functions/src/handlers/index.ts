@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { alertsHandler } from "./alerts";
 import type { HandlerDeps } from "./deps";
 import { operatorHandler } from "./operator";
 import { reportHandler } from "./report";
@@ -19,6 +20,7 @@ export interface Handlers {
   status: Handler;
   cluster: Handler;
   event: Handler;
+  alerts: Handler;
   hold: Handler;
   release: Handler;
   forceApprove: Handler;
@@ -31,6 +33,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     status: statusHandler(deps),
     cluster: clusterHandler(deps),
     event: eventHandler(deps),
+    alerts: alertsHandler(deps),
     hold: operatorHandler(deps, "hold"),
     release: operatorHandler(deps, "release"),
     forceApprove: operatorHandler(deps, "forceApprove"),

@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import {
   applyReport,
+  type ClusterState,
   memberKey,
   PROTOCOL_VERSION,
   parseRelayReport,
@@ -15,6 +16,7 @@ import {
   RetriesExhausted,
   withConflictRetry,
 } from "../store";
+import { afterReport } from "../telemetry/afterReport";
 import { authenticate, denied, type HandlerDeps } from "./deps";
 import { json, parseJson, problem, readBody } from "./http";
 
@@ -41,15 +43,20 @@ export function reportHandler(deps: HandlerDeps) {
 
     const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
     const reporter = memberKey(report.vm.name);
+    let attempts = 0;
+    let before: ClusterState | undefined;
     try {
       const { value: decision, ops } = await counted(() =>
         withConflictRetry(async () => {
+          attempts++;
           const loaded = await deps.store.loadForReport(report);
           const d = applyReport(loaded.state, report, deps.clock.now(), policy);
           await deps.store.commit(loaded, d, { reporter });
+          before = loaded.state;
           return d;
         }, deps.retry),
       );
+      if (before) afterReport(deps, report, before, decision, policy, attempts, ops.conflicts);
       if (deps.settings.QUIESCE_DEBUG)
         context.debug(
           `report ${report.cluster}/${report.vm.name} incarnation=${report.document?.DocumentIncarnation ?? "-"} applied=${decision.applied} directives=${decision.directives.length} table ops: ${ops.reads} reads, ${ops.queries} queries, ${ops.writes} writes, ${ops.conflicts} conflicts`,
@@ -62,6 +69,7 @@ export function reportHandler(deps: HandlerDeps) {
       };
       return json(200, response);
     } catch (e) {
+      deps.telemetry.report(report.cluster, "unavailable", attempts);
       if (e instanceof RetriesExhausted) {
         context.warn(`report ${report.cluster}/${report.vm.name}: ${e.message}`);
         return problem(503, e.message, { "retry-after": "1" });

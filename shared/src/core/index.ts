@@ -4,7 +4,9 @@ export {
   eventsInFlight,
   matchingAutoApproveRule,
 } from "./approval";
+export * from "./coverage";
 export * from "./decide";
+export { isEnded } from "./evaluate";
 export { explain } from "./explain";
 export { isLive, livenessGranularityMs } from "./liveness";
 export * from "./policy";

@@ -54,6 +54,14 @@ export const RelayInfo = z.strictObject({
 });
 export type RelayInfo = z.infer<typeof RelayInfo>;
 
+/** The relay's IMDS reads failing in a row (unreachable, or a malformed document); absent when healthy. */
+export const ImdsHealth = z.strictObject({
+  failuresInARow: z.number().int().min(1),
+  since: IsoTime,
+  lastError: z.string().max(512),
+});
+export type ImdsHealth = z.infer<typeof ImdsHealth>;
+
 export const RelayReport = z.strictObject({
   protocol: ProtocolVersion,
   cluster: ClusterName,
@@ -64,6 +72,8 @@ export const RelayReport = z.strictObject({
   hooks: z.array(EventHooks).max(200),
   approvals: z.array(ApprovalResult).max(100),
   sentAt: IsoTime,
+  /** Optional: older relays do not send it, and the coordinator needs nothing from it to decide. */
+  imds: ImdsHealth.optional(),
 });
 export type RelayReport = z.infer<typeof RelayReport>;
 
