@@ -50,7 +50,9 @@ await build({
   plugins: [workspaceSources],
   logLevel: "error",
 });
-const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root], {
+// Flags after the script (e.g. --telemetry-overhead) are passed on to bench/main.ts.
+const passOn = process.argv.slice(2).filter((a) => a === "--telemetry-overhead");
+const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root, ...passOn], {
   cwd: root,
   stdio: "inherit",
 });

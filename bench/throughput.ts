@@ -191,9 +191,16 @@ interface CoordinatorProcess {
 }
 
 /** The bundled bench/coordinatorProcess.ts, next to this bundle (see bench/run.mjs). */
-function startCoordinatorProcess(connectionString: string): Promise<CoordinatorProcess> {
+function startCoordinatorProcess(
+  connectionString: string,
+  metrics: boolean,
+): Promise<CoordinatorProcess> {
   const child = fork(join(__dirname, "coordinatorProcess.cjs"), [], {
-    env: { ...process.env, BENCH_CONNECTION_STRING: connectionString },
+    env: {
+      ...process.env,
+      BENCH_CONNECTION_STRING: connectionString,
+      BENCH_METRICS: metrics ? "1" : "0",
+    },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // e.g. BENCH_COORDINATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
     execArgv: (process.env.BENCH_COORDINATOR_NODE_ARGS ?? "").split(" ").filter(Boolean),
@@ -230,11 +237,14 @@ function startCoordinatorProcess(connectionString: string): Promise<CoordinatorP
   }));
 }
 
-export async function measureThroughput(vmCounts: number[]): Promise<ThroughputResult> {
+export async function measureThroughput(
+  vmCounts: number[],
+  opts: { metrics?: boolean } = {},
+): Promise<ThroughputResult> {
   const azurite = await startAzurite();
   try {
     // No sweep in it: the sweep's own table traffic would blur the per-report counts.
-    const local = await startCoordinatorProcess(azurite.connectionString);
+    const local = await startCoordinatorProcess(azurite.connectionString, opts.metrics ?? false);
     try {
       const url = `${local.url.replace(/\/+$/, "")}/api/relay/report`;
       const post = async (body: RelayReport) => {

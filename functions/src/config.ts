@@ -25,7 +25,10 @@ const boolText = z.enum(["true", "false"]).transform((v) => v === "true");
 /** A webhook URL: https, or plain http only to a loopback receiver (tests, `npm start`). */
 const webhookUrl = z.url().refine((u) => {
   const { protocol, hostname } = new URL(u);
-  return protocol === "https:" || (protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(hostname));
+  return (
+    protocol === "https:" ||
+    (protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(hostname))
+  );
 }, "must be https (http only to 127.0.0.1 / localhost)");
 
 export const CoordinatorSettings = z

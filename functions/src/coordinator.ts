@@ -51,10 +51,16 @@ export async function createCoordinator(
   const notifier = new Notifier({
     outbox,
     sinks: new Sinks({
-      ...(settings.QUIESCE_TEAMS_WEBHOOK_URL ? { teamsUrl: settings.QUIESCE_TEAMS_WEBHOOK_URL } : {}),
-      ...(settings.QUIESCE_SLACK_WEBHOOK_URL ? { slackUrl: settings.QUIESCE_SLACK_WEBHOOK_URL } : {}),
+      ...(settings.QUIESCE_TEAMS_WEBHOOK_URL
+        ? { teamsUrl: settings.QUIESCE_TEAMS_WEBHOOK_URL }
+        : {}),
+      ...(settings.QUIESCE_SLACK_WEBHOOK_URL
+        ? { slackUrl: settings.QUIESCE_SLACK_WEBHOOK_URL }
+        : {}),
       ...(settings.QUIESCE_WEBHOOK_URL ? { webhookUrl: settings.QUIESCE_WEBHOOK_URL } : {}),
-      ...(settings.QUIESCE_WEBHOOK_SECRET ? { webhookSecret: settings.QUIESCE_WEBHOOK_SECRET } : {}),
+      ...(settings.QUIESCE_WEBHOOK_SECRET
+        ? { webhookSecret: settings.QUIESCE_WEBHOOK_SECRET }
+        : {}),
     }),
     telemetry,
     clock,

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import {
   type ApprovalResult,
   type Directive,
-  PROTOCOL_VERSION,
   type ImdsHealth,
+  PROTOCOL_VERSION,
   type RelayReport,
   type ScheduledEventsDocument,
   type VmIdentity,
@@ -237,7 +237,11 @@ export async function startRelay(
   let imdsHealth: ImdsHealth | undefined;
   const imdsFailed = (error: string) => {
     const failuresInARow = (imdsHealth?.failuresInARow ?? 0) + 1;
-    imdsHealth = { failuresInARow, since: imdsHealth?.since ?? iso(), lastError: error.slice(0, 512) };
+    imdsHealth = {
+      failuresInARow,
+      since: imdsHealth?.since ?? iso(),
+      lastError: error.slice(0, 512),
+    };
     // The first failure and every tenth report the change; the rest ride on the next heartbeat.
     if (failuresInARow === 1 || failuresInARow % 10 === 0) reportSoon();
   };

@@ -7,7 +7,12 @@ import {
   type Policy,
   policyFor,
 } from "@quiesce/shared";
-import { coverageNotifications, eventNotifications, fresh, type Notification } from "../notify/core";
+import {
+  coverageNotifications,
+  eventNotifications,
+  fresh,
+  type Notification,
+} from "../notify/core";
 import { decisionFacts } from "../telemetry/facts";
 import type { HandlerDeps } from "./deps";
 
@@ -55,15 +60,20 @@ export function createWatch(deps: HandlerDeps) {
     /** After every cluster was ticked: coverage, queueing, delivery, purge. */
     async afterSweep(ticked: ReadonlyMap<string, ClusterState>): Promise<WatchSummary> {
       const now = deps.clock.now();
-      if (now - lastCoverage >= COVERAGE_INTERVAL_MS) {
-        lastCoverage = now;
-        for (const cluster of await deps.store.listClusters()) {
-          const state = ticked.get(cluster) ?? (await deps.store.loadCluster(cluster)).state;
-          const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
-          const c = coverage(state, now, policy);
-          deps.telemetry.setCoverage(c);
-          due.push({ ns: coverageNotifications(c, now, policy), policy });
-        }
+      // Clusters this sweep ticked are loaded whole already: their coverage costs nothing. The
+      // others (no active event) are listed and loaded at most once a minute.
+      const all = now - lastCoverage >= COVERAGE_INTERVAL_MS;
+      if (all) lastCoverage = now;
+      for (const cluster of all ? await deps.store.listClusters() : ticked.keys()) {
+        const state = ticked.get(cluster) ?? (await deps.store.loadCluster(cluster)).state;
+        const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
+        const c = coverage(state, now, policy);
+        deps.telemetry.setCoverage(c);
+        due.push({ ns: coverageNotifications(c, now, policy), policy });
+      }
+      if (deps.notifier.sinksConfigured().length === 0) {
+        due.length = 0;
+        return { queued: 0, delivered: 0, retried: 0, dropped: 0 };
       }
       let queued = 0;
       for (const { ns, policy } of due.splice(0))

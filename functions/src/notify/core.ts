@@ -178,11 +178,7 @@ export function eventNotifications(
 }
 
 /** Coverage alerts; each keyed on its episode (the silence's last report), so a relay that comes back and dies again is alerted again. */
-export function coverageNotifications(
-  c: Coverage,
-  now: number,
-  policy: Policy,
-): Notification[] {
+export function coverageNotifications(c: Coverage, now: number, policy: Policy): Notification[] {
   const out: Notification[] = [];
   const silentMs = policy.notify.silentRelayMinutes * 60_000;
   for (const s of c.silent) {
@@ -264,7 +260,10 @@ export function imdsNotification(
 
 /** Keeps what is recent enough to be news. Coverage alerts are kept: their keys are per episode. */
 export function fresh(ns: Notification[], now: number): Notification[] {
-  return ns.filter((n) => !n.key.startsWith("event|") || n.kind === "vmNeverRegistered" || now - n.at <= STALE_AFTER_MS);
+  return ns.filter(
+    (n) =>
+      !n.key.startsWith("event|") || n.kind === "vmNeverRegistered" || now - n.at <= STALE_AFTER_MS,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import type { NotificationSink, Policy } from "@quiesce/shared";
 import type { Telemetry } from "../telemetry/metrics";
 import { type BackoffOptions, planRetry } from "./backoff";
 import type { Notification } from "./core";
-import { Outbox, type OutboxRow } from "./outbox";
+import type { Outbox, OutboxRow } from "./outbox";
 import { SEND_TIMEOUT_MS, type Sinks } from "./sinks";
 
 /** A claim outlives the longest send, so no other instance takes the row while it is in flight. */
@@ -39,7 +39,6 @@ export class Notifier {
 
   constructor(private readonly deps: NotifierDeps) {}
 
-
   sinksConfigured(): NotificationSink[] {
     return this.deps.sinks.configured();
   }
@@ -66,7 +65,10 @@ export class Notifier {
           fresh = true;
         }
       }
-      if (fresh && ["relaySilent", "groupUncovered", "vmNeverRegistered", "imdsFailing"].includes(n.kind))
+      if (
+        fresh &&
+        ["relaySilent", "groupUncovered", "vmNeverRegistered", "imdsFailing"].includes(n.kind)
+      )
         this.deps.telemetry.alert(n.cluster, n.kind);
     }
     return created;
@@ -114,20 +116,44 @@ export class Notifier {
       const now = clock.now();
       const attempts = claimed.attempts + 1;
       if (result.ok) {
-        await outbox.write(claimed, { state: "delivered", attempts, claimUntil: 0, deliveredAt: now });
+        await outbox.write(claimed, {
+          state: "delivered",
+          attempts,
+          claimUntil: 0,
+          deliveredAt: now,
+        });
         telemetry.notification(claimed.cluster, n.kind, claimed.sink, "delivered");
         return "delivered";
       }
       const plan = result.retry
-        ? planRetry(attempts, claimed.createdAt, now, this.deps.backoff, (this.deps.random ?? Math.random)())
+        ? planRetry(
+            attempts,
+            claimed.createdAt,
+            now,
+            this.deps.backoff,
+            (this.deps.random ?? Math.random)(),
+          )
         : ({ kind: "drop" } as const);
       if (plan.kind === "drop") {
-        await outbox.write(claimed, { state: "dropped", attempts, claimUntil: 0, lastError: result.error });
+        await outbox.write(claimed, {
+          state: "dropped",
+          attempts,
+          claimUntil: 0,
+          lastError: result.error,
+        });
         telemetry.notification(claimed.cluster, n.kind, claimed.sink, "dropped");
-        this.deps.log?.("error", `notification ${n.kind} for ${n.cluster} dropped after ${attempts} attempt(s): ${result.error}`);
+        this.deps.log?.(
+          "error",
+          `notification ${n.kind} for ${n.cluster} dropped after ${attempts} attempt(s): ${result.error}`,
+        );
         return "dropped";
       }
-      await outbox.write(claimed, { dueAt: plan.dueAt, attempts, claimUntil: 0, lastError: result.error });
+      await outbox.write(claimed, {
+        dueAt: plan.dueAt,
+        attempts,
+        claimUntil: 0,
+        lastError: result.error,
+      });
       telemetry.notification(claimed.cluster, n.kind, claimed.sink, "retried");
       return "retried";
     } catch (e) {

@@ -48,7 +48,15 @@ export class Outbox {
     const entity = this.entity(
       { partitionKey: encodeKey(n.cluster), rowKey: rowKeyFor(n, sink) },
       n,
-      { state: "pending", sink, createdAt: now, dueAt: now, attempts: 0, claimUntil: 0, lastError: "" },
+      {
+        state: "pending",
+        sink,
+        createdAt: now,
+        dueAt: now,
+        attempts: 0,
+        claimUntil: 0,
+        lastError: "",
+      },
     );
     try {
       const etag = await this.table.insert(entity);

@@ -66,7 +66,12 @@ export function slackPayload(n: Notification) {
         : []),
       {
         type: "context",
-        elements: [{ type: "mrkdwn", text: cut(`Quiesce · ${n.kind} · ${new Date(n.at).toISOString()}`, 3000) }],
+        elements: [
+          {
+            type: "mrkdwn",
+            text: cut(`Quiesce · ${n.kind} · ${new Date(n.at).toISOString()}`, 3000),
+          },
+        ],
       },
     ],
   };

@@ -89,7 +89,8 @@ export class Sinks {
         signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       });
       const text = (await res.body.text()).slice(0, 200);
-      if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, status: res.statusCode };
+      if (res.statusCode >= 200 && res.statusCode < 300)
+        return { ok: true, status: res.statusCode };
       const retry = res.statusCode === 408 || res.statusCode === 429 || res.statusCode >= 500;
       return { ok: false, retry, error: `${sink} answered HTTP ${res.statusCode}: ${text}` };
     } catch (e) {

@@ -76,7 +76,8 @@ export class CountedTable {
       return await fn();
     } catch (e) {
       const status = statusOf(e);
-      outcome = status === 409 || status === 412 ? "conflict" : status === 404 ? "notFound" : "error";
+      outcome =
+        status === 409 || status === 412 ? "conflict" : status === 404 ? "notFound" : "error";
       throw e;
     } finally {
       observe(this.label, op, performance.now() - t0, outcome);
@@ -98,9 +99,7 @@ export class CountedTable {
     try {
       return (await this.timed("get", () =>
         this.client.getEntity(partitionKey, rowKey),
-      )) as TableEntityResult<
-        Record<string, unknown>
-      > as StoredEntity;
+      )) as TableEntityResult<Record<string, unknown>> as StoredEntity;
     } catch (e) {
       if (statusOf(e) === 404) return null;
       throw e;
@@ -216,19 +215,15 @@ export function openTables(
 }
 
 export function tableClient(connection: TableConnection, name: string): TableClient {
-  {
-    if (connection.connectionString) {
-      const insecure = /DefaultEndpointsProtocol=http;|TableEndpoint=http:\/\//i.test(
-        connection.connectionString,
-      );
-      return TableClient.fromConnectionString(connection.connectionString, name, {
-        allowInsecureConnection: insecure,
-      });
-    }
-    if (!connection.endpoint || !connection.credential)
-      throw new Error(
-        "a table connection needs a connection string or an endpoint and a credential",
-      );
-    return new TableClient(connection.endpoint, name, connection.credential);
+  if (connection.connectionString) {
+    const insecure = /DefaultEndpointsProtocol=http;|TableEndpoint=http:\/\//i.test(
+      connection.connectionString,
+    );
+    return TableClient.fromConnectionString(connection.connectionString, name, {
+      allowInsecureConnection: insecure,
+    });
   }
+  if (!connection.endpoint || !connection.credential)
+    throw new Error("a table connection needs a connection string or an endpoint and a credential");
+  return new TableClient(connection.endpoint, name, connection.credential);
 }

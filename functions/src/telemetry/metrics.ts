@@ -48,7 +48,8 @@ export class Telemetry {
 
   constructor(meter: Meter) {
     this.events = meter.createCounter(METRICS.events, {
-      description: "Events by outcome: approved, approvedByPolicy, forced, expiredAtNotBefore, cancelled, unplanned",
+      description:
+        "Events by outcome: approved, approvedByPolicy, forced, expiredAtNotBefore, cancelled, unplanned",
     });
     this.drainDuration = meter.createHistogram(METRICS.drainDuration, {
       description: "From first sight of an event to every affected VM drained",
@@ -80,7 +81,8 @@ export class Telemetry {
       description: "Notification deliveries: delivered, retried, dropped",
     });
     this.alerts = meter.createCounter(METRICS.alerts, {
-      description: "Coverage alerts raised (relaySilent, groupUncovered, vmNeverRegistered, imdsFailing)",
+      description:
+        "Coverage alerts raised (relaySilent, groupUncovered, vmNeverRegistered, imdsFailing)",
     });
     meter
       .createObservableGauge(METRICS.relaysLive, { description: "Relays reporting, per cluster" })
