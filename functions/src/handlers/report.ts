@@ -69,7 +69,11 @@ export function reportHandler(deps: HandlerDeps) {
       };
       return json(200, response);
     } catch (e) {
-      deps.telemetry.report(report.cluster, "unavailable", attempts);
+      deps.telemetry.report(
+        report.cluster,
+        e instanceof KeyTooLongError ? "rejected" : "unavailable",
+        attempts,
+      );
       if (e instanceof RetriesExhausted) {
         context.warn(`report ${report.cluster}/${report.vm.name}: ${e.message}`);
         return problem(503, e.message, { "retry-after": "1" });
