@@ -39,7 +39,7 @@ export const CoordinatorSettings = z
     QUIESCE_TABLE_ENDPOINT: z.url().optional(),
     /** Client id of the app's user-assigned identity (storage, Graph); system-assigned when absent. */
     QUIESCE_STORAGE_CLIENT_ID: z.string().min(1).optional(),
-    /** Prefix of the four table names (members, events, readiness, history). */
+    /** Prefix of the table names (members, events, readiness, history, outbox). */
     QUIESCE_TABLE_PREFIX: z
       .string()
       .regex(/^[A-Za-z][A-Za-z0-9]{0,40}$/, "letters and digits, starting with a letter")
