@@ -1,4 +1,4 @@
-import { describeZodError, PolicySet } from "@quiesce/shared";
+import { DEFAULT_POLICIES, describeZodError, PolicySet } from "@quiesce/shared";
 import { z } from "zod";
 
 /**
@@ -65,8 +65,11 @@ export const CoordinatorSettings = z
     QUIESCE_RELAY_KEY: z.string().min(16).optional(),
     /** sharedKey mode: key for the status and operator routes. */
     QUIESCE_OPERATOR_KEY: z.string().min(16).optional(),
-    /** Policy JSON: {"default": {...}, "clusters": {"name": {...}}}; see README. */
-    QUIESCE_POLICY: json(PolicySet).default(PolicySet.parse({})),
+    /**
+     * Policy JSON: {"default": {...}, "clusters": {"name": {...}}}; see README. Resolved here,
+     * once, into one complete policy per cluster.
+     */
+    QUIESCE_POLICY: json(PolicySet).default(DEFAULT_POLICIES),
     /** Largest accepted report body. */
     QUIESCE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(4_194_304).default(262_144),
     /** NCRONTAB schedule of the sweep timer (Functions reads it as %QUIESCE_SWEEP_SCHEDULE%). */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   type ApprovalResult,
   type Directive,
+  entryOf,
   type ImdsHealth,
   PROTOCOL_VERSION,
   type RelayReport,
@@ -160,7 +161,7 @@ export async function startRelay(
 
   const startHook = (action: HookAction, identity: VmIdentity) => {
     setState(hookStarted(state, action, now()));
-    const rec = state.events[action.key];
+    const rec = entryOf(state.events, action.key);
     const run = rec?.[action.kind];
     if (!rec || !run) return;
     const timeoutMs = hookTimeoutMs(
@@ -443,6 +444,8 @@ export async function startRelay(
           directives: outcome.response.directives.length,
           nextReportInSeconds: outcome.response.nextReportInSeconds,
         });
+        for (const skip of outcome.skipped)
+          log.warn("directive skipped: not understood by this relay version", { ...skip });
         onDirectives(outcome.response.directives);
       } else {
         stats.failuresInARow++;

@@ -4,6 +4,7 @@ import type { HandlerDeps } from "./deps";
 import { operatorHandler } from "./operator";
 import { reportHandler } from "./report";
 import { clusterHandler, eventHandler, statusHandler } from "./status";
+import { withStoreErrors } from "./storeErrors";
 import { createSweep, type SweepSummary } from "./sweep";
 
 export { type Clock, type HandlerDeps, systemClock } from "./deps";
@@ -29,14 +30,14 @@ export interface Handlers {
 
 export function createHandlers(deps: HandlerDeps): Handlers {
   return {
-    report: reportHandler(deps),
-    status: statusHandler(deps),
-    cluster: clusterHandler(deps),
-    event: eventHandler(deps),
-    alerts: alertsHandler(deps),
-    hold: operatorHandler(deps, "hold"),
-    release: operatorHandler(deps, "release"),
-    forceApprove: operatorHandler(deps, "forceApprove"),
+    report: withStoreErrors("report", reportHandler(deps)),
+    status: withStoreErrors("status", statusHandler(deps)),
+    cluster: withStoreErrors("cluster", clusterHandler(deps)),
+    event: withStoreErrors("event", eventHandler(deps)),
+    alerts: withStoreErrors("alerts", alertsHandler(deps)),
+    hold: withStoreErrors("hold", operatorHandler(deps, "hold")),
+    release: withStoreErrors("release", operatorHandler(deps, "release")),
+    forceApprove: withStoreErrors("force-approve", operatorHandler(deps, "forceApprove")),
     sweep: createSweep(deps),
   };
 }

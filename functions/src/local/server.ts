@@ -92,6 +92,28 @@ function readCapped(
   });
 }
 
+/** How much of an oversized body is read and thrown away so the client can read its 413. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 10_000;
+
+/**
+ * The answer to an oversized body (413) is written before the body has been read. Closing the
+ * socket then would make the client's kernel see a reset while it still sends, and most clients
+ * report the reset instead of the 413 they were sent. So the rest of the body is read and
+ * dropped, within a bound (past it, or past the time limit, the connection is cut).
+ */
+function discardRestOf(req: IncomingMessage): void {
+  let discarded = 0;
+  const giveUp = setTimeout(() => req.destroy(), DISCARD_LIMIT_MS);
+  giveUp.unref();
+  req.on("data", (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_LIMIT_BYTES) req.destroy();
+  });
+  req.on("close", () => clearTimeout(giveUp));
+  req.resume();
+}
+
 async function writeResponse(
   res: ServerResponse,
   init: HttpResponseInit,
@@ -195,8 +217,10 @@ export async function startLocalCoordinator(
           request,
           context(match.route.name),
         );
-        await writeResponse(res, response, truncated);
-        if (truncated) req.destroy();
+        if (truncated) discardRestOf(req);
+        // Not `connection: close`: Node would close the socket as soon as the answer is out,
+        // under a client still sending. The connection stays usable once the body is read.
+        await writeResponse(res, response, false);
       })().catch((e: unknown) => {
         log("error", `request failed: ${(e as Error).stack ?? String(e)}`);
         if (!res.headersSent)

@@ -2,7 +2,9 @@ import { odata } from "@azure/data-tables";
 import {
   type ClusterState,
   type Decision,
+  dict,
   type EventRecord,
+  emptyClusterState,
   eventKey,
   type Member,
   memberKey,
@@ -141,7 +143,7 @@ export class ClusterStore {
 
   private empty(cluster: string): Loaded {
     return {
-      state: { cluster, members: {}, events: {}, readiness: {} },
+      state: emptyClusterState(cluster),
       etags: new Map(),
     };
   }
@@ -161,9 +163,14 @@ export class ClusterStore {
       this.remember(loaded, "Events", row);
     }
     const only = opts.readinessOnlyFor;
-    const readinessKeys = Object.values(loaded.state.events)
-      .filter((e) => (only ? only.has(e.key) : !ended(e) || keys.has(e.key)))
-      .map((e) => e.key);
+    // A report's own events are read even without an event row: an attempt that failed after
+    // writing readiness but before the event (a lost race, a 5xx, a crash) left rows the next
+    // attempt must see and replace under their ETags, or it would try to create them forever.
+    const readinessKeys = only
+      ? [...only]
+      : Object.values(loaded.state.events)
+          .filter((e) => !ended(e) || keys.has(e.key))
+          .map((e) => e.key);
     for (const key of readinessKeys) {
       const ev = loaded.state.events[key];
       if (ev && !ended(ev)) for (const r of ev.resources) names.add(memberKey(r));
@@ -234,7 +241,7 @@ export class ClusterStore {
   private async readReadiness(loaded: Loaded, key: string): Promise<void> {
     const pk = eventPartition(loaded.state.cluster, key);
     const rows = await this.tables.Readiness.query(odata`PartitionKey eq ${pk}`);
-    const byMember: Record<string, Readiness> = {};
+    const byMember = dict<Readiness>();
     for (const row of rows) {
       byMember[decodeKey(row.rowKey)] = fromEntity<Readiness>(row);
       this.remember(loaded, "Readiness", row);

@@ -6,9 +6,11 @@ export {
 } from "./approval";
 export * from "./coverage";
 export * from "./decide";
+export * from "./dict";
 export { isEnded } from "./evaluate";
 export { explain } from "./explain";
 export { isLive, livenessGranularityMs } from "./liveness";
 export * from "./policy";
+export * from "./resources";
 export * from "./state";
 export * from "./types";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ClusterName } from "../protocol/names";
 
 /**
  * Per-cluster policy. Every default is the safe choice: nothing is approved early unless every
@@ -90,13 +91,55 @@ export type PolicyInput = z.input<typeof Policy>;
 
 export const DEFAULT_POLICY: Policy = Policy.parse({});
 
-/** Cluster policies: one default plus per-cluster overrides (each a partial policy). */
-export const PolicySet = z.strictObject({
-  default: Policy.partial().default({}),
-  clusters: z.record(z.string(), Policy.partial()).default({}),
-});
-export type PolicySet = z.infer<typeof PolicySet>;
+/**
+ * An override: any subset of the policy's fields, with no defaults of its own. Built from the
+ * policy's own field schemas (defaults unwrapped), so the two can never disagree on a field.
+ * (A `Policy.partial()` would not do: zod still fills every `.default()` of a partial, so an
+ * override naming one field would silently reset all the others to the built-in defaults.)
+ */
+export type PolicyOverride = Partial<Policy>;
+export const PolicyOverride = z.strictObject(
+  Object.fromEntries(
+    Object.entries(Policy.shape).map(([field, schema]) => [
+      field,
+      (schema instanceof z.ZodDefault ? schema.unwrap() : schema).optional(),
+    ]),
+  ),
+) as unknown as z.ZodType<PolicyOverride>;
 
-export function policyFor(set: PolicySet, cluster: string): Policy {
-  return Policy.parse({ ...set.default, ...(set.clusters[cluster] ?? {}) });
+/** The policies in force, resolved once when the settings are read (no parsing per report). */
+export interface Policies {
+  /** Built-in defaults with the operator's `default` override applied. */
+  default: Policy;
+  /** Clusters with an override: `default`, then the cluster's override on top. */
+  clusters: ReadonlyMap<string, Policy>;
+}
+
+/**
+ * QUIESCE_POLICY: `{"default": {...}, "clusters": {"name": {...}}}`. Each cluster's override is
+ * applied on top of the operator's default, which is applied on top of the built-in defaults.
+ */
+export const PolicySet = z
+  .strictObject({
+    default: PolicyOverride.default({}),
+    clusters: z.record(ClusterName, PolicyOverride).default({}),
+  })
+  .transform((set): Policies => {
+    const base: Policy = { ...DEFAULT_POLICY, ...definedFields(set.default) };
+    const clusters = new Map<string, Policy>();
+    for (const [cluster, override] of Object.entries(set.clusters))
+      clusters.set(cluster, { ...base, ...definedFields(override) });
+    return { default: base, clusters };
+  });
+export type PolicySet = z.input<typeof PolicySet>;
+
+export const DEFAULT_POLICIES: Policies = PolicySet.parse({});
+
+export function policyFor(policies: Policies, cluster: string): Policy {
+  return policies.clusters.get(cluster) ?? policies.default;
+}
+
+/** `{a: undefined}` must not clear a default when spread. */
+function definedFields(o: PolicyOverride): PolicyOverride {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }

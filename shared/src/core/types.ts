@@ -24,6 +24,7 @@ export interface Blocker {
     | "drainFailed"
     | "noLiveRelay"
     | "neverRegistered"
+    | "resourcesDisputed"
     | "recoverPending";
   detail: string;
 }
