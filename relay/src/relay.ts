@@ -243,8 +243,9 @@ export async function startRelay(
       since: imdsHealth?.since ?? iso(),
       lastError: error.slice(0, 512),
     };
-    // The first failure and every tenth report the change; the rest ride on the next heartbeat.
-    if (failuresInARow === 1 || failuresInARow % 10 === 0) reportSoon();
+    // The first failure is reported at once; the growing count rides on the heartbeats (an IMDS
+    // outage must not turn every relay into a fast reporter).
+    if (failuresInARow === 1) reportSoon();
   };
 
   const onRead = (read: ScheduledEventsRead) => {
