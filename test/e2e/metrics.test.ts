@@ -17,6 +17,13 @@ const topology = {
     { kind: "availabilitySet" as const, name: "avset-b", vms: ["web-2"] },
     // lone-0 runs no relay: an event naming it can only expire at NotBefore.
     { kind: "availabilitySet" as const, name: "avset-c", vms: ["web-3", "lone-0"] },
+    // One VM: killing its relay leaves its placement group (and scale set) with none.
+    {
+      kind: "scaleSetPlacementGroup" as const,
+      name: "vmss-x-pg0",
+      scaleSetName: "vmss-x",
+      vms: 1,
+    },
   ],
 };
 
@@ -27,7 +34,10 @@ describe("metrics after an end-to-end run", () => {
     e = await startE2eCluster(
       topology,
       { maxEventsInFlight: 4 },
-      { relayVms: ["web-0", "web-1", "web-2", "web-3"], coordinatorMeter: metrics.meter },
+      {
+        relayVms: ["web-0", "web-1", "web-2", "web-3", "vmss-x_0"],
+        coordinatorMeter: metrics.meter,
+      },
     );
   });
   afterAll(async () => {
@@ -60,9 +70,9 @@ describe("metrics after an end-to-end run", () => {
     await waitFor(
       async () =>
         pointsNamed(await metrics.points(), "quiesce.relays.live", { cluster: "e2e" })[0]?.value ===
-        4,
+        5,
       10_000,
-      "4 live relays in the gauge",
+      "5 live relays in the gauge",
     );
     await waitFor(
       () => markers.runs("drain", "web-2", cancelled.eventId).length > 0,
@@ -114,6 +124,36 @@ describe("metrics after an end-to-end run", () => {
       pointsNamed(points, "quiesce.table.duration", { table: "Events", operation: "query" })[0]
         ?.value,
     ).toBeGreaterThan(0);
-    expect(pointsNamed(points, "quiesce.relays.known", { cluster: "e2e" })[0]?.value).toBe(4);
+    expect(pointsNamed(points, "quiesce.relays.known", { cluster: "e2e" })[0]?.value).toBe(5);
+  });
+
+  it("shows a killed relay, and the placement group it leaves with none, in GET /api/alerts (about 15 s: the liveness timeout)", async () => {
+    const { c } = e;
+    await c.stopRelay("vmss-x_0");
+    const alerts = await waitFor(
+      async () => {
+        const res = await fetch(`${c.coordinatorUrl}/api/alerts`, {
+          headers: { authorization: `Bearer ${c.operatorKey}` },
+        });
+        const body = (await res.json()) as {
+          clusters: Array<{
+            cluster: string;
+            silent: Array<{ vm: string }>;
+            uncoveredGroups: Array<{ kind: string; id: string }>;
+          }>;
+        };
+        const mine = body.clusters.find((x) => x.cluster === "e2e");
+        return mine && mine.silent.length > 0 ? mine : null;
+      },
+      25_000,
+      "vmss-x_0 silent in GET /api/alerts",
+      250,
+    );
+    expect(alerts.silent.map((s) => s.vm)).toEqual(["vmss-x_0"]);
+    expect(alerts.uncoveredGroups.map((g) => g.kind).sort()).toEqual([
+      "placementGroup",
+      "vmScaleSet",
+    ]);
+    expect(alerts.uncoveredGroups.find((g) => g.kind === "vmScaleSet")?.id).toBe("vmss-x");
   });
 });
