@@ -9,7 +9,8 @@ import { startLocalCoordinator } from "@quiesce/functions";
 /**
  * The coordinator for (c) and (d), in its own process as the Functions host is: the load
  * generator must not share its event loop. Talks to the bench over the fork IPC channel:
- * sends {ready, url, relayKey}; answers "stats" with the store's operation counters and its CPU time; "stop" ends it.
+ * sends {ready, url, relayKey, operatorKey}; answers "stats" with the store's operation counters,
+ * its CPU time and resident memory; "stop" ends it.
  */
 
 async function main() {
@@ -35,13 +36,20 @@ async function main() {
   });
   const send = (m: unknown) => process.send?.(m);
   process.on("message", (m) => {
-    if (m === "stats") {
+    // "gc-stats" (with --expose-gc) first collects garbage: what is left is what is retained.
+    if (m === "gc-stats") (globalThis as { gc?: () => void }).gc?.();
+    if (m === "stats" || m === "gc-stats") {
       const cpu = process.cpuUsage();
-      send({ stats: local.coordinator.deps.store.stats(), cpuMs: (cpu.user + cpu.system) / 1000 });
+      send({
+        stats: local.coordinator.deps.store.stats(),
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        rssBytes: process.memoryUsage().rss,
+        heapUsedBytes: process.memoryUsage().heapUsed,
+      });
     }
     if (m === "stop") void local.stop().then(() => process.exit(0));
   });
-  send({ ready: true, url: local.url, relayKey: local.relayKey });
+  send({ ready: true, url: local.url, relayKey: local.relayKey, operatorKey: local.operatorKey });
 }
 
 main().catch((e) => {

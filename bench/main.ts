@@ -3,6 +3,7 @@ import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { type EventsResult, measureEvents } from "./events";
 import { renderMarkdown } from "./render";
+import type { StatusScaleResult } from "./statusScale";
 import { measureThroughput, type ThroughputResult } from "./throughput";
 
 /**
@@ -18,6 +19,8 @@ export interface BenchResults {
   events: EventsResult;
   throughput: ThroughputResult;
   relayIdle: unknown;
+  /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
+  statusScale: StatusScaleResult | null;
 }
 
 async function main() {
@@ -38,6 +41,8 @@ async function main() {
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = existsSync(idleFile) ? JSON.parse(readFileSync(idleFile, "utf8")) : null;
+  const statusFile = join(out, "status-scale.json");
+  const statusScale = existsSync(statusFile) ? JSON.parse(readFileSync(statusFile, "utf8")) : null;
   const cpu = cpus()[0]?.model ?? "unknown";
   const results: BenchResults = {
     date: new Date().toISOString(),
@@ -51,6 +56,7 @@ async function main() {
     events,
     throughput,
     relayIdle,
+    statusScale,
   };
   writeFileSync(join(out, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(out, "latest.md"), renderMarkdown(results));

@@ -152,8 +152,8 @@ describe("metrics after an end-to-end run", () => {
     expect(alerts.silent.map((s) => s.vm)).toEqual(["vmss-x_0"]);
     expect(alerts.uncoveredGroups.map((g) => g.kind).sort()).toEqual([
       "placementGroup",
-      "vmScaleSet",
+      "scaleSet",
     ]);
-    expect(alerts.uncoveredGroups.find((g) => g.kind === "vmScaleSet")?.id).toBe("vmss-x");
+    expect(alerts.uncoveredGroups.find((g) => g.kind === "scaleSet")?.id).toBe("vmss-x");
   });
 });

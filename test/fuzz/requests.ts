@@ -215,6 +215,32 @@ export const request: fc.Arbitrary<FuzzRequest> = fc.oneof(
     })),
   },
   {
+    // The status pages' parameters: bounds, lists, enums and tokens, valid and not.
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom("/api/status", "/api/clusters/web"),
+        fc.uniqueArray(
+          fc.tuple(
+            fc.constantFrom("limit", "state", "phase", "continuation", "cluster"),
+            fc.oneof(
+              fc.constantFrom("0", "1", "500", "501", "2000", "-1", "1e3", "", "all", "ended"),
+              fc.constantFrom("Draining,Ready", "Draining,,", "constructor", "__proto__"),
+              fc.json().map((j) => Buffer.from(j).toString("base64url")),
+              fc.string({ unit: "binary", maxLength: 40 }),
+            ),
+          ),
+          { selector: ([k]) => k, maxLength: 5 },
+        ),
+        credential,
+      )
+      .map(([path, params, cred]) => ({
+        method: "GET",
+        path: `${path}?${params.map(([k, v]) => `${k}=${seg(v)}`).join("&")}`,
+        credential: cred,
+      })),
+  },
+  {
     weight: 1,
     arbitrary: fc.tuple(eventId, fc.option(cluster), credential).map(([id, c, cred]) => ({
       method: "GET",

@@ -1,5 +1,6 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { coverage, policyFor } from "@quiesce/shared";
+import { coverageStates } from "./coverageStates";
 import { authenticate, denied, type HandlerDeps } from "./deps";
 import { iso, json } from "./http";
 
@@ -15,17 +16,16 @@ export function alertsHandler(deps: HandlerDeps) {
     const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
     if (!auth.ok) return denied(auth);
     const now = deps.clock.now();
-    const [clusters, undelivered] = await Promise.all([
-      deps.store.listClusters(),
+    const [states, undelivered] = await Promise.all([
+      coverageStates(deps, now),
       deps.notifier.undelivered(),
     ]);
     const views = [];
-    for (const cluster of clusters) {
-      const { state } = await deps.store.loadCluster(cluster);
-      const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
+    for (const state of states) {
+      const policy = policyFor(deps.settings.QUIESCE_POLICY, state.cluster);
       const c = coverage(state, now, policy);
       views.push({
-        cluster,
+        cluster: state.cluster,
         members: c.members,
         live: c.live,
         silent: c.silent.map((s) => ({

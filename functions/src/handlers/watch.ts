@@ -14,6 +14,7 @@ import {
   type Notification,
 } from "../notify/core";
 import { decisionFacts } from "../telemetry/facts";
+import { coverageStates } from "./coverageStates";
 import type { HandlerDeps } from "./deps";
 
 /** Coverage (every member of every cluster) is recomputed at most this often per instance. */
@@ -64,9 +65,9 @@ export function createWatch(deps: HandlerDeps) {
       // others (no active event) are listed and loaded at most once a minute.
       const all = now - lastCoverage >= COVERAGE_INTERVAL_MS;
       if (all) lastCoverage = now;
-      for (const cluster of all ? await deps.store.listClusters() : ticked.keys()) {
-        const state = ticked.get(cluster) ?? (await deps.store.loadCluster(cluster)).state;
-        const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
+      const states = all ? await coverageStates(deps, now, ticked) : [...ticked.values()];
+      for (const state of states) {
+        const policy = policyFor(deps.settings.QUIESCE_POLICY, state.cluster);
         const c = coverage(state, now, policy);
         deps.telemetry.setCoverage(c);
         due.push({ ns: coverageNotifications(c, now, policy), policy });

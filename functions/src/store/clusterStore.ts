@@ -13,6 +13,7 @@ import {
   type Transition,
 } from "@quiesce/shared";
 import { fromEntity, type StoredEntity, toEntity } from "./codec";
+import { type CachedMember, IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
 import type { OpCounts, TableName, Tables } from "./tables";
 
@@ -60,30 +61,14 @@ export interface AuditEntry {
 const tag = (table: TableName, pk: string, rk: string) => `${table}|${pk}|${rk}`;
 const ended = (e: EventRecord) => e.endedAt !== null;
 
-/**
- * Idle members this instance read or wrote lately, with their ETags. An idle heartbeat (nothing in
- * its document, no hooks, no approvals) whose member is cached as idle is decided on the cached
- * row without reading it. This is safe against other instances writing the row meanwhile: with no
- * events at the cached incarnation and none in the report, a stale row can only make the core
- * want a write it would not (the ETag then fails, the entry is dropped and the report re-read and
- * re-decided), or skip one for a report that is older than the stored row anyway (IMDS
- * incarnations only grow, and equal incarnations hold equal events).
- */
-const IDLE_CACHE_MAX = 50_000;
-const IDLE_CACHE_TTL_MS = 5 * 60_000;
-
-interface CachedMember {
-  member: Member;
-  etag: string;
-  at: number;
-}
-
 export class ClusterStore {
   private historySeq = 0;
-  private readonly idleMembers = new Map<string, CachedMember>();
+  /** Bounded by entries, bytes and age: see idleMemberCache.ts. */
+  private readonly idleMembers = new IdleMemberCache(() => Date.now());
 
   constructor(
-    private readonly tables: Tables,
+    /** Read by the status queries (statusQueries.ts), which never write. */
+    readonly tables: Tables,
     private readonly totals: OpCounts,
   ) {}
 
@@ -203,31 +188,17 @@ export class ClusterStore {
   }
 
   private cachedIdleMember(cluster: string, mk: string): CachedMember | undefined {
-    const key = `${cluster}|${mk}`;
-    const hit = this.idleMembers.get(key);
-    if (!hit) return undefined;
-    if (Date.now() - hit.at > IDLE_CACHE_TTL_MS) {
-      this.idleMembers.delete(key);
-      return undefined;
-    }
-    return hit;
+    return this.idleMembers.get(cluster, mk);
   }
 
   /** Remembers a member row as this instance last saw it, if it is idle (no events). */
   private cacheMember(cluster: string, mk: string, member: Member, etag: string): void {
-    const key = `${cluster}|${mk}`;
-    this.idleMembers.delete(key); // re-insert: Map order is then least recently seen first
-    if (member.eventKeys.length > 0) return;
-    this.idleMembers.set(key, { member, etag, at: Date.now() });
-    if (this.idleMembers.size > IDLE_CACHE_MAX) {
-      const oldest = this.idleMembers.keys().next().value;
-      if (oldest !== undefined) this.idleMembers.delete(oldest);
-    }
+    this.idleMembers.remember(cluster, mk, member, etag);
   }
 
   /** A conflict means another instance wrote: forget what this one remembers of that member. */
   forgetCachedMember(cluster: string, mk: string): void {
-    this.idleMembers.delete(`${cluster}|${mk}`);
+    this.idleMembers.forget(cluster, mk);
   }
 
   private async readAllMembers(loaded: Loaded): Promise<void> {
@@ -345,6 +316,8 @@ export class ClusterStore {
       phase: ev.phase,
       ended: ended(ev),
       endedAt: ev.endedAt ?? undefined,
+      // The status API orders active events by it without reading their JSON.
+      firstSeenAt: ev.firstSeenAt,
     });
   }
 
@@ -415,22 +388,7 @@ export class ClusterStore {
     await this.tables.Events.remove(encodeKey(cluster), encodeKey(key));
   }
 
-  // ---------------------------------------------------------------- reading for the status API
-
-  async readHistory(cluster: string, key: string): Promise<HistoryRow[]> {
-    const pk = eventPartition(cluster, key);
-    const rows = await this.tables.History.query(odata`PartitionKey eq ${pk}`);
-    return rows.map((r) => ({
-      at: Number(r.at),
-      eventKey: key,
-      kind: r.kind === "operator" ? "operator" : "transition",
-      from: typeof r.from === "string" ? r.from : null,
-      to: typeof r.to === "string" ? r.to : typeof r.action === "string" ? r.action : "",
-      reason: String(r.reason ?? ""),
-      ...(typeof r.vm === "string" ? { vm: r.vm } : {}),
-      ...(typeof r.by === "string" ? { by: r.by } : {}),
-    }));
-  }
+  // ---------------------------------------------------------------- event lookups (the pages: statusQueries.ts)
 
   /** Whether the cluster holds this event (one point read). */
   async hasEvent(cluster: string, key: string): Promise<boolean> {
@@ -442,15 +400,6 @@ export class ClusterStore {
     const rk = encodeKey(key);
     const rows = await this.tables.Events.query(odata`RowKey eq ${rk}`, ["PartitionKey", "RowKey"]);
     return rows.map((r) => decodeKey(r.partitionKey)).sort();
-  }
-
-  /** Every cluster with a member or a not-ended event. */
-  async listClusters(): Promise<string[]> {
-    const [members, events] = await Promise.all([
-      this.tables.Members.query(undefined, ["PartitionKey", "RowKey"]),
-      this.tables.Events.query(odata`ended eq ${false}`, ["PartitionKey", "RowKey"]),
-    ]);
-    return [...new Set([...members, ...events].map((r) => decodeKey(r.partitionKey)))].sort();
   }
 
   /**

@@ -10,11 +10,11 @@ import { type ClusterState, type Member, memberKey } from "./state";
  * `Resources`, which `unregistered` covers. Pure: state, clock and policy in, a report out.
  */
 
-export const GROUP_KINDS = ["placementGroup", "vmScaleSet", "zone"] as const;
-export type GroupKind = (typeof GROUP_KINDS)[number];
+/** The status API's group kinds (shared/src/status/views.ts) that instance metadata can tell. */
+export type CoveredGroupKind = "placementGroup" | "scaleSet" | "zone";
 
 export interface GroupCoverage {
-  kind: GroupKind;
+  kind: CoveredGroupKind;
   id: string;
   members: number;
   live: number;
@@ -40,10 +40,11 @@ export interface Coverage {
   unregistered: Array<{ eventId: string; eventKey: string; vms: string[]; since: number }>;
 }
 
-const groupIds = (m: Member): Array<[GroupKind, string]> => {
-  const out: Array<[GroupKind, string]> = [];
+/** Unlike the status API's one group per member, a member counts in each group it belongs to. */
+const groupIds = (m: Member): Array<[CoveredGroupKind, string]> => {
+  const out: Array<[CoveredGroupKind, string]> = [];
   if (m.vm.placementGroupId) out.push(["placementGroup", m.vm.placementGroupId]);
-  if (m.vm.vmScaleSetName) out.push(["vmScaleSet", m.vm.vmScaleSetName]);
+  if (m.vm.vmScaleSetName) out.push(["scaleSet", m.vm.vmScaleSetName]);
   if (m.vm.zone) out.push(["zone", m.vm.zone]);
   return out;
 };

@@ -2,6 +2,7 @@ export {
   activeOverride,
   decideApproval,
   eventsInFlight,
+  IN_FLIGHT,
   matchingAutoApproveRule,
 } from "./approval";
 export * from "./coverage";
