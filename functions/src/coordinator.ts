@@ -44,10 +44,10 @@ export async function createCoordinator(
   } = {},
 ): Promise<Coordinator> {
   const telemetry = new Telemetry(opts.meter ?? metrics.getMeter(METER_NAME));
-  const store = openStore(settings, telemetry.table);
+  const clock = opts.clock ?? systemClock;
+  const store = openStore(settings, clock, telemetry.table);
   const outbox = new Outbox(openOutboxTable(settings, telemetry.table));
   await Promise.all([store.init(), outbox.init()]);
-  const clock = opts.clock ?? systemClock;
   const notifier = new Notifier({
     outbox,
     sinks: new Sinks({

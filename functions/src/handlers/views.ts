@@ -8,7 +8,7 @@ import type {
   ReadinessView,
   TimelineEntry,
 } from "@quiesce/shared";
-import { explain } from "@quiesce/shared";
+import { explain, isEnded, isLive } from "@quiesce/shared";
 import type { HistoryRow } from "../store";
 import { iso } from "./http";
 
@@ -23,7 +23,7 @@ export function memberView(m: Member, now: number, policy: Policy): MemberView {
   const ageSeconds = Math.max(0, Math.round((now - m.lastSeenAt) / 1000));
   return {
     vm: m.vmName,
-    live: now - m.lastSeenAt <= policy.livenessTimeoutSeconds * 1000,
+    live: isLive(m, now, policy),
     // lastSeenAt is refreshed at a granularity (a third of the liveness timeout), so this is an upper bound
     lastSeenSecondsAgo: ageSeconds,
     lastSeenAt: isoTime(m.lastSeenAt),
@@ -47,7 +47,7 @@ export function eventView(
   now: number,
   policy: Policy,
 ): EventView {
-  const why = e.endedAt === null ? explain(state, e.key, now, policy) : null;
+  const why = isEnded(e) ? null : explain(state, e.key, now, policy);
   return {
     eventId: e.eventId,
     cluster: state.cluster,
@@ -83,8 +83,7 @@ export function eventView(
     forceApprove: e.force
       ? { ...e.force, at: isoTime(e.force.at), expiresAt: isoTime(e.force.expiresAt) }
       : null,
-    waitingFor:
-      why?.waitingFor ?? (e.endedAt !== null ? `nothing: the event ended (${e.phase})` : null),
+    waitingFor: why?.waitingFor ?? (isEnded(e) ? `nothing: the event ended (${e.phase})` : null),
     blockers: why?.blockers ?? [],
     drained: why?.drained ?? [],
   };

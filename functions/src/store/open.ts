@@ -25,11 +25,16 @@ export function tableConnection(settings: CoordinatorSettings): TableConnection 
       };
 }
 
-export function openStore(settings: CoordinatorSettings, observer?: TableObserver): ClusterStore {
+export function openStore(
+  settings: CoordinatorSettings,
+  clock: { now(): number } = { now: () => Date.now() },
+  observer?: TableObserver,
+): ClusterStore {
   const totals = zeroCounts();
   return new ClusterStore(
     openTables(tableConnection(settings), settings.QUIESCE_TABLE_PREFIX, totals, observer),
     totals,
+    clock,
   );
 }
 

@@ -13,5 +13,6 @@ export { explain } from "./explain";
 export { isLive, livenessGranularityMs } from "./liveness";
 export * from "./policy";
 export * from "./resources";
+export * from "./scope";
 export * from "./state";
 export * from "./types";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VmIdentity } from "../imds/instanceMetadata";
 import { ScheduledEventsDocument } from "../imds/scheduledEvents";
+import type { Result } from "../result";
 import { ClusterName, EventIdText, IsoTime, VmName } from "./names";
 import { assertSupportedProtocol, ProtocolVersion } from "./version";
 
@@ -153,7 +154,7 @@ export function parseReportResponse(
   return { ok: true, value: { response: { ...envelope.data, directives }, skipped } };
 }
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+export type ParseResult<T> = Result<T>;
 
 /** Parse an untrusted report body: version first (clear refusal), then the whole shape. */
 export function parseRelayReport(body: unknown): ParseResult<RelayReport> {
