@@ -54,7 +54,9 @@ await build({
   plugins: [workspaceSources],
   logLevel: "error",
 });
-if (statusOnly || !process.argv.includes("--skip-status")) {
+// --telemetry-overhead runs only figure (c), with metrics off and on (bench/main.ts).
+const telemetryOnly = process.argv.includes("--telemetry-overhead");
+if (!telemetryOnly && (statusOnly || !process.argv.includes("--skip-status"))) {
   const s = spawnSync(
     process.execPath,
     ["--enable-source-maps", join(outDir, "statusMain.cjs"), root],
@@ -66,7 +68,8 @@ if (statusOnly || !process.argv.includes("--skip-status")) {
   if (s.status !== 0) console.error(`bench: status benchmark exited with ${s.status}`);
   if (statusOnly) process.exit(s.status ?? 1);
 }
-const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root], {
+const passOn = telemetryOnly ? ["--telemetry-overhead"] : [];
+const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root, ...passOn], {
   cwd: root,
   stdio: "inherit",
 });

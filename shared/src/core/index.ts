@@ -5,6 +5,7 @@ export {
   IN_FLIGHT,
   matchingAutoApproveRule,
 } from "./approval";
+export * from "./coverage";
 export * from "./decide";
 export * from "./dict";
 export { isEnded } from "./evaluate";

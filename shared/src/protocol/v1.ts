@@ -63,6 +63,14 @@ export const RelayInfo = z.object({
 });
 export type RelayInfo = z.infer<typeof RelayInfo>;
 
+/** The relay's IMDS reads failing in a row (unreachable, or a malformed document); absent when healthy. */
+export const ImdsHealth = z.object({
+  failuresInARow: z.number().int().min(1),
+  since: IsoTime,
+  lastError: z.string().max(512),
+});
+export type ImdsHealth = z.infer<typeof ImdsHealth>;
+
 export const RelayReport = z.object({
   protocol: ProtocolVersion,
   cluster: ClusterName,
@@ -74,6 +82,8 @@ export const RelayReport = z.object({
   approvals: z.array(ApprovalResult).max(100),
   /** Never read (the coordinator's clock decides); still sent because 1.0 coordinators require it. */
   sentAt: IsoTime.optional(),
+  /** Optional: older relays do not send it, and the coordinator needs nothing from it to decide. */
+  imds: ImdsHealth.optional(),
 });
 export type RelayReport = z.infer<typeof RelayReport>;
 
