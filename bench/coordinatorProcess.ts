@@ -1,3 +1,9 @@
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from "@opentelemetry/sdk-metrics";
 import { startLocalCoordinator } from "@quiesce/functions";
 
 /**
@@ -10,7 +16,24 @@ import { startLocalCoordinator } from "@quiesce/functions";
 async function main() {
   const connectionString = process.env.BENCH_CONNECTION_STRING;
   if (!connectionString || !process.send) throw new Error("run by bench/throughput.ts (fork)");
-  const local = await startLocalCoordinator({ connectionString, sweepIntervalMs: 0 });
+  // BENCH_METRICS=1: the real OTel SDK records every metric and exports every 5 s (to memory),
+  // as Azure Monitor's exporter would; unset, the coordinator's meter is the API's no-op one.
+  const meter =
+    process.env.BENCH_METRICS === "1"
+      ? new MeterProvider({
+          readers: [
+            new PeriodicExportingMetricReader({
+              exporter: new InMemoryMetricExporter(AggregationTemporality.DELTA),
+              exportIntervalMillis: 5_000,
+            }),
+          ],
+        }).getMeter("quiesce.coordinator")
+      : undefined;
+  const local = await startLocalCoordinator({
+    connectionString,
+    sweepIntervalMs: 0,
+    ...(meter ? { meter } : {}),
+  });
   const send = (m: unknown) => process.send?.(m);
   process.on("message", (m) => {
     // "gc-stats" (with --expose-gc) first collects garbage: what is left is what is retained.

@@ -32,6 +32,8 @@ async function main() {
   mkdirSync(out, { recursive: true });
   const started = Date.now();
   const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
+  if (process.argv.includes("--telemetry-overhead")) return telemetryOverhead(out, log);
+
   const measureAndLogConvergence = async () => {
     log("(e)(f) budget hand-off and convergence after a coordinator restart...");
     const r = await measureConvergence(8);
@@ -83,6 +85,39 @@ async function main() {
   writeFileSync(join(out, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(out, "latest.md"), renderMarkdown(results));
   process.stdout.write(renderMarkdown(results));
+}
+
+/**
+ * `node bench/run.mjs --skip-idle --telemetry-overhead`: figure (c) without metrics (the API's
+ * no-op meter) and with them (the real OTel SDK recording and exporting), in one run, in the
+ * order off, on, on, off; each is compared with raw Azurite upserts measured around it, so drift on the
+ * shared machine shows in the ratio rather than as a difference. Written to
+ * bench/results/telemetry-overhead.json.
+ */
+async function telemetryOverhead(out: string, log: (s: string) => void) {
+  const runs = [];
+  // Off, on, on, off: whatever drifts on the shared machine over the run weighs on both alike.
+  for (const metrics of [false, true, true, false]) {
+    log(`(c) with metrics ${metrics ? "on (OTel SDK)" : "off (no-op meter)"}...`);
+    const t = await measureThroughput([100, 1000], { metrics });
+    for (const r of t.runs) {
+      log(
+        `(c) metrics ${metrics ? "on " : "off"} ${r.vms} VMs: ${r.reportsPerSecond} reports/s, ratio ${r.ratioToRawUpserts}, ${r.coordinatorCpuMsPerReport} CPU ms/report`,
+      );
+      runs.push({
+        metrics,
+        vms: r.vms,
+        reportsPerSecond: r.reportsPerSecond,
+        ratioToRawUpserts: r.ratioToRawUpserts,
+        coordinatorCpuMsPerReport: r.coordinatorCpuMsPerReport,
+      });
+    }
+  }
+  writeFileSync(
+    join(out, "telemetry-overhead.json"),
+    `${JSON.stringify({ date: new Date().toISOString(), runs }, null, 2)}\n`,
+  );
+  process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
 }
 
 main().then(

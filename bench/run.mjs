@@ -56,7 +56,9 @@ await build({
   plugins: [workspaceSources],
   logLevel: "error",
 });
-if (statusOnly || !process.argv.includes("--skip-status")) {
+// --telemetry-overhead runs only figure (c), with metrics off and on (bench/main.ts).
+const telemetryOnly = process.argv.includes("--telemetry-overhead");
+if (!telemetryOnly && (statusOnly || !process.argv.includes("--skip-status"))) {
   const s = spawnSync(
     process.execPath,
     ["--enable-source-maps", join(outDir, "statusMain.cjs"), root],
@@ -68,7 +70,11 @@ if (statusOnly || !process.argv.includes("--skip-status")) {
   if (s.status !== 0) console.error(`bench: status benchmark exited with ${s.status}`);
   if (statusOnly) process.exit(s.status ?? 1);
 }
-const passOn = process.argv.includes("--only") ? ["--only", arg("--only", "")] : [];
+const passOn = telemetryOnly
+  ? ["--telemetry-overhead"]
+  : process.argv.includes("--only")
+    ? ["--only", arg("--only", "")]
+    : [];
 const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root, ...passOn], {
   cwd: root,
   stdio: "inherit",

@@ -197,9 +197,14 @@ export interface CoordinatorProcess {
 export function startCoordinatorProcess(
   connectionString: string,
   execArgv: string[] = [],
+  metrics = false,
 ): Promise<CoordinatorProcess> {
   const child = fork(join(__dirname, "coordinatorProcess.cjs"), [], {
-    env: { ...process.env, BENCH_CONNECTION_STRING: connectionString },
+    env: {
+      ...process.env,
+      BENCH_CONNECTION_STRING: connectionString,
+      BENCH_METRICS: metrics ? "1" : "0",
+    },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // e.g. BENCH_COORDINATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
     execArgv: [
@@ -243,11 +248,18 @@ export function startCoordinatorProcess(
   }));
 }
 
-export async function measureThroughput(vmCounts: number[]): Promise<ThroughputResult> {
+export async function measureThroughput(
+  vmCounts: number[],
+  opts: { metrics?: boolean } = {},
+): Promise<ThroughputResult> {
   const azurite = await startAzurite();
   try {
     // No sweep in it: the sweep's own table traffic would blur the per-report counts.
-    const local = await startCoordinatorProcess(azurite.connectionString);
+    const local = await startCoordinatorProcess(
+      azurite.connectionString,
+      [],
+      opts.metrics ?? false,
+    );
     try {
       const url = `${local.url.replace(/\/+$/, "")}/api/relay/report`;
       const post = async (body: RelayReport) => {

@@ -4,6 +4,7 @@ import {
   carryOverUnreadable,
   type Directive,
   entryOf,
+  type ImdsHealth,
   type ImdsProblem,
   PROTOCOL_VERSION,
   type RelayReport,
@@ -238,6 +239,20 @@ export async function startRelay(
     lastProblem = text;
   };
 
+  // Reported to the coordinator, which alerts on a relay whose IMDS reads keep failing.
+  let imdsHealth: ImdsHealth | undefined;
+  const imdsFailed = (error: string) => {
+    const failuresInARow = (imdsHealth?.failuresInARow ?? 0) + 1;
+    imdsHealth = {
+      failuresInARow,
+      since: imdsHealth?.since ?? iso(),
+      lastError: error.slice(0, 512),
+    };
+    // The first failure is reported at once; the growing count rides on the heartbeats (an IMDS
+    // outage must not turn every relay into a fast reporter).
+    if (failuresInARow === 1) reportSoon();
+  };
+
   const setImdsProblems = (next: ImdsProblem[]) => {
     const text = JSON.stringify(next);
     if (text === imdsProblemsText) return;
@@ -248,12 +263,21 @@ export async function startRelay(
   };
 
   const onRead = (read: ScheduledEventsRead) => {
-    if (read.kind === "unchanged") return;
+    if (read.kind === "unchanged") {
+      imdsHealth = undefined;
+      return;
+    }
     if (read.kind === "malformed") {
+      imdsFailed(`malformed: ${read.error}`);
       setImdsProblems(read.problems);
       return problem(`IMDS document malformed, kept the last one: ${read.error}`);
     }
-    if (read.kind === "unavailable") return problem(`IMDS unavailable: ${read.error}`);
+    if (read.kind === "unavailable") {
+      imdsFailed(read.error);
+      return problem(`IMDS unavailable: ${read.error}`);
+    }
+    if (imdsHealth) reportSoon();
+    imdsHealth = undefined;
     if (lastProblem) log.info("IMDS answering again");
     lastProblem = "";
     setImdsProblems(read.problems);
@@ -272,6 +296,18 @@ export async function startRelay(
         resources: e.Resources.length,
       })),
     });
+    // One line per event, each with its eventId: `grep <EventId>` (or jq on .eventId) follows an
+    // event through this VM's journal, with the same facts the coordinator counts in metrics.
+    for (const e of document.Events)
+      log.info("event seen", {
+        eventId: e.EventId,
+        eventType: e.EventType,
+        eventStatus: e.EventStatus,
+        notBefore: e.NotBefore || undefined,
+        affectsThisVm: e.Resources.some((r) => r.toLowerCase() === vm?.name.toLowerCase()),
+        resources: e.Resources.length,
+        incarnation: document.DocumentIncarnation,
+      });
     setState(prune(observeDocument(state, document, vm.name, now()), now()));
     reportSoon();
     startDueHooks();
@@ -355,12 +391,13 @@ export async function startRelay(
           results = [...results, ...r("failed", answer.status, answer.body.slice(0, 300))];
         else results = [...results, ...r("rejected", answer.status, answer.body.slice(0, 300))];
         const last = results[results.length - 1];
-        (last?.outcome === "accepted" ? log.info : log.error)("StartRequests answered", {
-          eventIds: post,
-          outcome: last?.outcome,
-          httpStatus: last?.httpStatus,
-          detail: last?.detail,
-        });
+        for (const eventId of post)
+          (last?.outcome === "accepted" ? log.info : log.error)("StartRequests answered", {
+            eventId,
+            outcome: last?.outcome,
+            httpStatus: last?.httpStatus,
+            detail: last?.detail,
+          });
       } finally {
         for (const id of post) approving.delete(id.toLowerCase());
       }
@@ -395,6 +432,7 @@ export async function startRelay(
     hooks: reportedHooks(state),
     approvals: state.approvals,
     sentAt: iso(),
+    ...(imdsHealth ? { imds: imdsHealth } : {}),
     // Only when there is something to say: a coordinator before 1.1 need never see the field.
     ...(imdsProblems.length > 0 ? { imdsProblems } : {}),
   });

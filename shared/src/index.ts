@@ -6,4 +6,5 @@ export * from "./protocol/imdsProblem";
 export * from "./protocol/names";
 export * from "./protocol/v1";
 export * from "./protocol/version";
+export * from "./result";
 export * from "./status";

@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { alertsHandler } from "./alerts";
 import type { HandlerDeps } from "./deps";
 import { operatorHandler } from "./operator";
 import { reportHandler } from "./report";
@@ -20,6 +21,7 @@ export interface Handlers {
   status: Handler;
   cluster: Handler;
   event: Handler;
+  alerts: Handler;
   hold: Handler;
   release: Handler;
   forceApprove: Handler;
@@ -32,6 +34,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     status: withStoreErrors("status", statusHandler(deps)),
     cluster: withStoreErrors("cluster", clusterHandler(deps)),
     event: withStoreErrors("event", eventHandler(deps)),
+    alerts: withStoreErrors("alerts", alertsHandler(deps)),
     hold: withStoreErrors("hold", operatorHandler(deps, "hold")),
     release: withStoreErrors("release", operatorHandler(deps, "release")),
     forceApprove: withStoreErrors("force-approve", operatorHandler(deps, "forceApprove")),

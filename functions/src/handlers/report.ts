@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import {
   applyReport,
+  type ClusterState,
   memberKey,
   PROTOCOL_VERSION,
   parseRelayReport,
@@ -10,6 +11,7 @@ import {
 } from "@quiesce/shared";
 import { authorizeRelayForVm } from "../auth";
 import { counted, reportKeyProblems, withConflictRetry } from "../store";
+import { afterReport } from "../telemetry/afterReport";
 import { authenticate, denied, type HandlerDeps } from "./deps";
 import { json, parseJson, problem, readBody } from "./http";
 
@@ -31,7 +33,10 @@ export function reportHandler(deps: HandlerDeps) {
     if (!parsed.ok) return problem(400, `invalid report: ${parsed.error}`);
     const report = parsed.value;
     const keyProblems = reportKeyProblems(report);
-    if (keyProblems.length > 0) return problem(400, `invalid report: ${keyProblems.join("; ")}`);
+    if (keyProblems.length > 0) {
+      deps.telemetry.report(report.cluster, "rejected");
+      return problem(400, `invalid report: ${keyProblems.join("; ")}`);
+    }
 
     const allowed = authorizeRelayForVm(auth.principal, report.vm);
     if (!allowed.ok) return problem(allowed.status, allowed.error);
@@ -39,23 +44,28 @@ export function reportHandler(deps: HandlerDeps) {
     const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
     const reporter = memberKey(report.vm.name);
     const settleMs = deps.settings.QUIESCE_STORAGE_SETTLE_SECONDS * 1000;
-    // Store failures (lost races, an unreachable store) are answered by withStoreErrors.
-    const {
-      value: { decision, hooksStored },
-      ops,
-    } = await counted(() =>
+    // Store failures (lost races, an unreachable store) are answered by withStoreErrors; the
+    // reports metric counts them as "unavailable".
+    let attempts = 0;
+    let before: ClusterState | undefined;
+    let hooksStored: string[] = [];
+    const { value: decision, ops } = await counted(() =>
       withConflictRetry(async () => {
+        attempts++;
         const loaded = await deps.store.loadForReport(report);
         const now = deps.clock.now();
         const d = applyReport(loaded.state, report, now, policy);
         await deps.store.commit(loaded, d, { reporter });
+        before = loaded.state;
         // From what storage held before this report: an answer alone proves no durability.
-        return {
-          decision: d,
-          hooksStored: storedHooks(loaded.state, report, reporter, now, settleMs),
-        };
+        hooksStored = storedHooks(loaded.state, report, reporter, now, settleMs);
+        return d;
       }, deps.retry),
-    );
+    ).catch((e: unknown) => {
+      deps.telemetry.report(report.cluster, "unavailable", attempts);
+      throw e;
+    });
+    if (before) afterReport(deps, report, before, decision, policy, attempts, ops.conflicts);
     if (deps.settings.QUIESCE_DEBUG)
       context.debug(
         `report ${report.cluster}/${report.vm.name} incarnation=${report.document?.DocumentIncarnation ?? "-"} applied=${decision.applied} directives=${decision.directives.length} table ops: ${ops.reads} reads, ${ops.queries} queries, ${ops.writes} writes, ${ops.conflicts} conflicts`,

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
+import type { Meter } from "@opentelemetry/api";
 import { loadCoordinatorSettings } from "../config";
 import { type Coordinator, createCoordinator } from "../coordinator";
 import type { Clock } from "../handlers";
@@ -33,6 +34,8 @@ export interface LocalCoordinatorOptions {
   /** How often to sweep; default from a "*\/N * * * * *" QUIESCE_SWEEP_SCHEDULE, else 10 s. 0 disables. */
   sweepIntervalMs?: number;
   retry?: RetryOptions;
+  /** Where metrics go (e.g. an OTel SDK MeterProvider's meter); the global meter by default. */
+  meter?: Meter;
   /** Where log lines go; silent by default. */
   log?: (level: string, message: string) => void;
 }
@@ -179,6 +182,7 @@ export async function startLocalCoordinator(
     const coordinator = await createCoordinator(settings, {
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(opts.meter ? { meter: opts.meter } : {}),
     });
     const context = (functionName: string) =>
       new InvocationContext({

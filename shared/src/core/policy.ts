@@ -16,6 +16,46 @@ export const AutoApproveRule = z.strictObject({
 });
 export type AutoApproveRule = z.infer<typeof AutoApproveRule>;
 
+/** What an operator can be told about; one message per (event or subject, kind), never per VM. */
+export const NOTIFICATION_KINDS = [
+  "observed",
+  "approved",
+  "started",
+  "completed",
+  "expiredAtNotBefore",
+  "cancelled",
+  "unplanned",
+  "drainFailed",
+  "blocked",
+  "relaySilent",
+  "groupUncovered",
+  "vmNeverRegistered",
+  "imdsFailing",
+] as const;
+export const NotificationKind = z.enum(NOTIFICATION_KINDS);
+export type NotificationKind = z.infer<typeof NotificationKind>;
+
+export const NOTIFICATION_SINKS = ["teams", "slack", "webhook"] as const;
+export const NotificationSink = z.enum(NOTIFICATION_SINKS);
+export type NotificationSink = z.infer<typeof NotificationSink>;
+
+/** Which transitions and alerts a cluster's operators hear about, and where (docs/operations.md). */
+export const NotifyPolicy = z.strictObject({
+  on: z.array(NotificationKind).default([...NOTIFICATION_KINDS]),
+  /** Sinks used for this cluster, among those configured in app settings. */
+  sinks: z.array(NotificationSink).default([...NOTIFICATION_SINKS]),
+  /** An event not approved this long after first sight, while something blocks it. */
+  blockedAfterMinutes: z.number().int().min(1).max(1440).default(20),
+  /**
+   * A relay silent this long is alerted on. Scheduled Events stops serving a VM that made no
+   * call for 24 h, so the ceiling stays well below that.
+   */
+  silentRelayMinutes: z.number().int().min(1).max(720).default(10),
+  /** A relay reporting this many failed IMDS reads in a row is alerted on. */
+  imdsFailuresBeforeAlert: z.number().int().min(1).max(100_000).default(30),
+});
+export type NotifyPolicy = z.infer<typeof NotifyPolicy>;
+
 export const Policy = z.strictObject({
   /** Events matching a rule are approved without waiting for drains. Default: none. */
   autoApprove: z.array(AutoApproveRule).max(32).default([]),
@@ -43,6 +83,8 @@ export const Policy = z.strictObject({
   idleReportSeconds: z.number().min(5).max(600).default(20),
   /** A recover hook not confirmed this long after the event ended stops holding the budget. */
   recoverTimeoutSeconds: z.number().int().min(30).max(86_400).default(1800),
+  /** Notifications and coverage alerts (docs/operations.md). */
+  notify: NotifyPolicy.default(NotifyPolicy.parse({})),
 });
 export type Policy = z.infer<typeof Policy>;
 export type PolicyInput = z.input<typeof Policy>;

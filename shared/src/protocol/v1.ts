@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VmIdentity } from "../imds/instanceMetadata";
 import { ScheduledEventsDocument } from "../imds/scheduledEvents";
+import type { Result } from "../result";
 import { ImdsProblems } from "./imdsProblem";
 import { ClusterName, EventIdText, IsoTime, VmName } from "./names";
 import { assertSupportedProtocol, ProtocolVersion } from "./version";
@@ -63,6 +64,14 @@ export const RelayInfo = z.object({
 });
 export type RelayInfo = z.infer<typeof RelayInfo>;
 
+/** The relay's IMDS reads failing in a row (unreachable, or a malformed document); absent when healthy. */
+export const ImdsHealth = z.object({
+  failuresInARow: z.number().int().min(1),
+  since: IsoTime,
+  lastError: z.string().max(512),
+});
+export type ImdsHealth = z.infer<typeof ImdsHealth>;
+
 export const RelayReport = z.object({
   protocol: ProtocolVersion,
   cluster: ClusterName,
@@ -74,6 +83,8 @@ export const RelayReport = z.object({
   approvals: z.array(ApprovalResult).max(100),
   /** Never read (the coordinator's clock decides); still sent because 1.0 coordinators require it. */
   sentAt: IsoTime.optional(),
+  /** Optional: older relays do not send it, and the coordinator needs nothing from it to decide. */
+  imds: ImdsHealth.optional(),
   /** 1.1: what the relay could not read in its IMDS document (absent or empty: nothing). */
   imdsProblems: ImdsProblems.optional(),
 });
@@ -155,7 +166,7 @@ export function parseReportResponse(
   return { ok: true, value: { response: { ...envelope.data, directives }, skipped } };
 }
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+export type ParseResult<T> = Result<T>;
 
 /** Parse an untrusted report body: version first (clear refusal), then the whole shape. */
 export function parseRelayReport(body: unknown): ParseResult<RelayReport> {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PHASES } from "../core/state";
 import { ClusterName } from "../protocol/names";
+import type { Result } from "../result";
 
 /**
  * The status API's query parameters and their bounds, shared by the coordinator (which parses
@@ -85,7 +86,7 @@ export function parseQuery<S extends z.ZodType>(
   schema: S,
   params: { get(name: string): string | null },
   names: readonly string[],
-): { ok: true; value: z.output<S> } | { ok: false; error: string } {
+): Result<z.output<S>> {
   const raw: Record<string, string> = {};
   for (const n of names) {
     const v = params.get(n);
