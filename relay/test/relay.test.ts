@@ -189,6 +189,29 @@ describe("relay against IMDS and coordinator stand-ins", () => {
     await waitFor("drain", async () => (await h.hooks()).includes("drain E1 1"));
   });
 
+  it("keeps reporting to a 1.0 coordinator that refuses the 1.1 fields, without them", async () => {
+    h.coordinator.strict10 = true;
+    const relay = await h.start();
+    await waitFor("the first document", () => relay.state().document !== null);
+    h.imds.rawBody = "<html>502 Bad Gateway</html>"; // the relay now has IMDS problems to report
+    await morePolls(2);
+    const before = h.coordinator.reports.length;
+    await waitFor(
+      "reports applied after the refusal",
+      () => h.coordinator.reports.length > before + 1,
+    );
+    expect(h.coordinator.invalid.length).toBeGreaterThan(0);
+    expect(h.coordinator.reports.slice(before).every((r) => r.imdsProblems === undefined)).toBe(
+      true,
+    );
+    h.imds.rawBody = undefined;
+    h.imds.setEvents([scheduled("E1", ["vm-0"])]);
+    await waitFor(
+      "the document reported",
+      () => h.coordinator.last()?.document?.Events.length === 1,
+    );
+  });
+
   it("reads an odd document event by event: drains what names this VM, reports what it cannot read", async () => {
     await h.start();
     h.imds.rawBody = JSON.stringify({

@@ -2,6 +2,17 @@ import type { IncomingMessage } from "node:http";
 import { type Directive, parseRelayReport, type RelayReport } from "@quiesce/shared";
 import { LoopbackServer } from "./loopbackServer";
 
+const FIELDS_OF_1_0 = [
+  "protocol",
+  "cluster",
+  "vm",
+  "relay",
+  "document",
+  "hooks",
+  "approvals",
+  "sentAt",
+];
+
 /**
  * A coordinator for relay tests: parses every report with the shared protocol schema (a report
  * the real coordinator would refuse fails the test), records it, and answers with the directives
@@ -21,6 +32,8 @@ export class CoordinatorStandIn extends LoopbackServer {
   protocol = "1.0";
   /** Fields a newer coordinator adds to its answer. */
   extraFields: Record<string, unknown> = {};
+  /** Refuse report fields a 1.0 coordinator did not know, as its strict schema did. */
+  strict10 = false;
 
   last(): RelayReport | undefined {
     return this.reports[this.reports.length - 1];
@@ -39,7 +52,16 @@ export class CoordinatorStandIn extends LoopbackServer {
         return;
       }
       this.authorizations.push(req.headers.authorization ?? "");
-      const parsed = parseRelayReport(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+      const unknown = Object.keys(body).filter((k) => !FIELDS_OF_1_0.includes(k));
+      if (this.strict10 && unknown.length > 0) {
+        // The words a 1.0 coordinator answered with (zod's strictObject through describeZodError).
+        const error = `invalid report: (body): Unrecognized key: "${unknown[0]}"`;
+        this.invalid.push(error);
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error }));
+        return;
+      }
+      const parsed = parseRelayReport(body);
       if (!parsed.ok) {
         this.invalid.push(parsed.error);
         res
