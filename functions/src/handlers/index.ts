@@ -1,9 +1,11 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { conditional } from "./conditional";
 import type { HandlerDeps } from "./deps";
 import { operatorHandler } from "./operator";
 import { reportHandler } from "./report";
 import { clusterHandler, eventHandler, statusHandler } from "./status";
 import { createSweep, type SweepSummary } from "./sweep";
+import { meHandler, pageHandler } from "./ui";
 
 export { type Clock, type HandlerDeps, systemClock } from "./deps";
 export { createSweep, type SweepSummary, sweepTimerHandler } from "./sweep";
@@ -22,18 +24,23 @@ export interface Handlers {
   hold: Handler;
   release: Handler;
   forceApprove: Handler;
+  page: Handler;
+  me: Handler;
   sweep: (context?: InvocationContext) => Promise<SweepSummary>;
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
   return {
     report: reportHandler(deps),
-    status: statusHandler(deps),
-    cluster: clusterHandler(deps),
-    event: eventHandler(deps),
+    // Conditional GETs: the status page polls these with If-None-Match.
+    status: conditional(statusHandler(deps)),
+    cluster: conditional(clusterHandler(deps)),
+    event: conditional(eventHandler(deps)),
     hold: operatorHandler(deps, "hold"),
     release: operatorHandler(deps, "release"),
     forceApprove: operatorHandler(deps, "forceApprove"),
+    page: pageHandler(deps),
+    me: meHandler(deps),
     sweep: createSweep(deps),
   };
 }
