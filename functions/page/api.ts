@@ -7,6 +7,10 @@ import { z } from "zod";
  * `recentEndedEvents`, with or without `groups`.
  */
 
+// zod would compile parsers with `new Function`; the page's CSP forbids eval (and the refused
+// probe is logged as a console error), so build every schema below without it.
+z.config({ jitless: true });
+
 const iso = z.string().nullable();
 
 export const Blocker = z.object({ vm: z.string(), reason: z.string(), detail: z.string() });
@@ -107,12 +111,12 @@ export type ClusterDetail = z.infer<typeof ClusterDetail>;
 export const HistoryEntry = z.object({
   at: z.string(),
   kind: z.string(),
-  from: z.string().optional(),
-  to: z.string().optional(),
-  action: z.string().optional(),
-  reason: z.string().nullable().optional(),
-  vm: z.string().optional(),
-  by: z.string().optional(),
+  from: z.string().nullish(),
+  to: z.string().nullish(),
+  action: z.string().nullish(),
+  reason: z.string().nullish(),
+  vm: z.string().nullish(),
+  by: z.string().nullish(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 

@@ -41,6 +41,13 @@ function memberTile(m: MemberView, now: number, s: ReturnType<typeof vmStates>):
   );
 }
 
+/** A placement group is named by a GUID; the scale set it belongs to is what people recognise. */
+function scaleSetOf(kind: string, members: readonly MemberView[]): string | undefined {
+  if (kind !== "placementGroup") return undefined;
+  const names = new Set(members.map((m) => m.vmScaleSetName).filter((n) => n !== undefined));
+  return names.size === 1 ? [...names][0] : undefined;
+}
+
 function clusterSection(c: ClusterDetail, data: OverviewData): HTMLElement {
   const s = vmStates(data.activeEvents.filter((e) => e.cluster === c.cluster));
   const total = c.memberCount ?? c.members.length;
@@ -65,6 +72,7 @@ function clusterSection(c: ClusterDetail, data: OverviewData): HTMLElement {
           "h4",
           {},
           `${GROUP_KIND_LABEL[g.kind] ?? g.kind}${g.name ? ` ${g.name}` : ""}`,
+          scaleSetOf(g.kind, g.members) && ` (scale set ${scaleSetOf(g.kind, g.members)})`,
           h("span", { class: "meta" }, ` ${g.liveMembers}/${g.memberCount} live`),
         ),
         h(
