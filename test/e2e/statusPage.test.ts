@@ -154,13 +154,7 @@ describe.skipIf(!browserAvailable.ok)("status page in a real browser", () => {
     );
     expect(held.approval.approvedAt).toBeNull();
     expect(startRequestsFor(e.c.fabric, ev.eventId)).toEqual([]);
-    await page.waitForFunction(
-      (id) =>
-        document
-          .querySelector(`article.event[data-event-id="${id}"]`)
-          ?.textContent?.includes("operator hold"),
-      ev.eventId,
-    );
+    await c.getByText(/Waiting for: operator hold by operator-key/).waitFor();
     await shot("held");
     await c.getByRole("button", { name: "Release" }).click();
     await dialog.getByLabel("Reason").fill("release is out");
@@ -208,16 +202,10 @@ describe.skipIf(!browserAvailable.ok)("status page in a real browser", () => {
   it("passes an axe accessibility scan on every view, with no console errors all along", async () => {
     const scan = async () => {
       await page.evaluate(axeSource);
-      return page.evaluate(async () => {
-        // biome-ignore lint/suspicious/noExplicitAny: axe is injected above, untyped in the page
-        const r = await (window as any).axe.run(document, {
-          runOnly: ["wcag2a", "wcag2aa", "best-practice"],
-        });
-        return r.violations.map(
-          (v: { id: string; nodes: { target: string[] }[] }) =>
-            `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-        );
-      });
+      // A string, evaluated in the page: the test's TypeScript knows no DOM.
+      return page.evaluate(`axe
+        .run(document, { runOnly: ["wcag2a", "wcag2aa", "best-practice"] })
+        .then((r) => r.violations.map((v) => v.id + ": " + v.nodes.map((n) => n.target.join(" ")).join(", ")))`);
     };
     expect(await scan()).toEqual([]);
     const link = page.locator("article.event h3 a, table.history a").first();
