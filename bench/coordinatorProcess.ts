@@ -1,24 +1,55 @@
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from "@opentelemetry/sdk-metrics";
 import { startLocalCoordinator } from "@quiesce/functions";
 
 /**
  * The coordinator for (c) and (d), in its own process as the Functions host is: the load
  * generator must not share its event loop. Talks to the bench over the fork IPC channel:
- * sends {ready, url, relayKey}; answers "stats" with the store's operation counters and its CPU time; "stop" ends it.
+ * sends {ready, url, relayKey, operatorKey}; answers "stats" with the store's operation counters,
+ * its CPU time and resident memory; "stop" ends it.
  */
 
 async function main() {
   const connectionString = process.env.BENCH_CONNECTION_STRING;
   if (!connectionString || !process.send) throw new Error("run by bench/throughput.ts (fork)");
-  const local = await startLocalCoordinator({ connectionString, sweepIntervalMs: 0 });
+  // BENCH_METRICS=1: the real OTel SDK records every metric and exports every 5 s (to memory),
+  // as Azure Monitor's exporter would; unset, the coordinator's meter is the API's no-op one.
+  const meter =
+    process.env.BENCH_METRICS === "1"
+      ? new MeterProvider({
+          readers: [
+            new PeriodicExportingMetricReader({
+              exporter: new InMemoryMetricExporter(AggregationTemporality.DELTA),
+              exportIntervalMillis: 5_000,
+            }),
+          ],
+        }).getMeter("quiesce.coordinator")
+      : undefined;
+  const local = await startLocalCoordinator({
+    connectionString,
+    sweepIntervalMs: 0,
+    ...(meter ? { meter } : {}),
+  });
   const send = (m: unknown) => process.send?.(m);
   process.on("message", (m) => {
-    if (m === "stats") {
+    // "gc-stats" (with --expose-gc) first collects garbage: what is left is what is retained.
+    if (m === "gc-stats") (globalThis as { gc?: () => void }).gc?.();
+    if (m === "stats" || m === "gc-stats") {
       const cpu = process.cpuUsage();
-      send({ stats: local.coordinator.deps.store.stats(), cpuMs: (cpu.user + cpu.system) / 1000 });
+      send({
+        stats: local.coordinator.deps.store.stats(),
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        rssBytes: process.memoryUsage().rss,
+        heapUsedBytes: process.memoryUsage().heapUsed,
+      });
     }
     if (m === "stop") void local.stop().then(() => process.exit(0));
   });
-  send({ ready: true, url: local.url, relayKey: local.relayKey });
+  send({ ready: true, url: local.url, relayKey: local.relayKey, operatorKey: local.operatorKey });
 }
 
 main().catch((e) => {

@@ -3,6 +3,7 @@ import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { type EventsResult, measureEvents } from "./events";
 import { renderMarkdown } from "./render";
+import type { StatusScaleResult } from "./statusScale";
 import { measureThroughput, type ThroughputResult } from "./throughput";
 
 /**
@@ -18,6 +19,8 @@ export interface BenchResults {
   events: EventsResult;
   throughput: ThroughputResult;
   relayIdle: unknown;
+  /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
+  statusScale: StatusScaleResult | null;
 }
 
 async function main() {
@@ -26,6 +29,7 @@ async function main() {
   mkdirSync(out, { recursive: true });
   const started = Date.now();
   const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
+  if (process.argv.includes("--telemetry-overhead")) return telemetryOverhead(out, log);
 
   log("(a)(b) 10 events on the local cluster (60 s notice, time scale 1)...");
   const events = await measureEvents(10);
@@ -37,6 +41,8 @@ async function main() {
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = existsSync(idleFile) ? JSON.parse(readFileSync(idleFile, "utf8")) : null;
+  const statusFile = join(out, "status-scale.json");
+  const statusScale = existsSync(statusFile) ? JSON.parse(readFileSync(statusFile, "utf8")) : null;
   const cpu = cpus()[0]?.model ?? "unknown";
   const results: BenchResults = {
     date: new Date().toISOString(),
@@ -50,10 +56,44 @@ async function main() {
     events,
     throughput,
     relayIdle,
+    statusScale,
   };
   writeFileSync(join(out, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(out, "latest.md"), renderMarkdown(results));
   process.stdout.write(renderMarkdown(results));
+}
+
+/**
+ * `node bench/run.mjs --skip-idle --telemetry-overhead`: figure (c) without metrics (the API's
+ * no-op meter) and with them (the real OTel SDK recording and exporting), in one run, in the
+ * order off, on, on, off; each is compared with raw Azurite upserts measured around it, so drift on the
+ * shared machine shows in the ratio rather than as a difference. Written to
+ * bench/results/telemetry-overhead.json.
+ */
+async function telemetryOverhead(out: string, log: (s: string) => void) {
+  const runs = [];
+  // Off, on, on, off: whatever drifts on the shared machine over the run weighs on both alike.
+  for (const metrics of [false, true, true, false]) {
+    log(`(c) with metrics ${metrics ? "on (OTel SDK)" : "off (no-op meter)"}...`);
+    const t = await measureThroughput([100, 1000], { metrics });
+    for (const r of t.runs) {
+      log(
+        `(c) metrics ${metrics ? "on " : "off"} ${r.vms} VMs: ${r.reportsPerSecond} reports/s, ratio ${r.ratioToRawUpserts}, ${r.coordinatorCpuMsPerReport} CPU ms/report`,
+      );
+      runs.push({
+        metrics,
+        vms: r.vms,
+        reportsPerSecond: r.reportsPerSecond,
+        ratioToRawUpserts: r.ratioToRawUpserts,
+        coordinatorCpuMsPerReport: r.coordinatorCpuMsPerReport,
+      });
+    }
+  }
+  writeFileSync(
+    join(out, "telemetry-overhead.json"),
+    `${JSON.stringify({ date: new Date().toISOString(), runs }, null, 2)}\n`,
+  );
+  process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
 }
 
 main().then(

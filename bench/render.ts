@@ -1,5 +1,6 @@
 import type { BenchResults } from "./main";
 import type { Summary } from "./stats";
+import { renderStatusScale } from "./statusScale";
 
 /** bench/results/latest.md: one table per figure, targets beside results. */
 
@@ -90,5 +91,6 @@ export function renderMarkdown(r: BenchResults): string {
       "",
     );
   }
+  if (r.statusScale) lines.push(renderStatusScale(r.statusScale));
   return `${lines.join("\n")}\n`;
 }

@@ -2,7 +2,8 @@
 // npm run bench: the relay's idle benchmark (its own process, 60 s), then every system figure
 // (bench/main.ts, bundled with esbuild: workspace packages from their sources, other packages
 // left to node_modules). Writes bench/results/latest.{json,md} and relay-idle.{json,md}.
-// Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N.
+// Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N, --skip-status (keep the
+// last status-scale.json), --status-only (only the status API at scale: bench/statusMain.ts).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -16,7 +17,8 @@ const arg = (name, fallback) => {
 };
 
 const idle = join(root, "relay", "bench", "idle.mjs");
-if (!process.argv.includes("--skip-idle") && existsSync(idle)) {
+const statusOnly = process.argv.includes("--status-only");
+if (!statusOnly && !process.argv.includes("--skip-idle") && existsSync(idle)) {
   const r = spawnSync(process.execPath, [idle, "--seconds", arg("--idle-seconds", "60")], {
     cwd: root,
     stdio: "inherit",
@@ -39,7 +41,9 @@ const workspaceSources = {
   },
 };
 await build({
-  entryPoints: [join(root, "bench", "main.ts"), join(root, "bench", "coordinatorProcess.ts")],
+  entryPoints: ["main.ts", "coordinatorProcess.ts", "statusMain.ts"].map((f) =>
+    join(root, "bench", f),
+  ),
   outdir: outDir,
   outExtension: { ".js": ".cjs" },
   bundle: true,
@@ -50,7 +54,22 @@ await build({
   plugins: [workspaceSources],
   logLevel: "error",
 });
-const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root], {
+// --telemetry-overhead runs only figure (c), with metrics off and on (bench/main.ts).
+const telemetryOnly = process.argv.includes("--telemetry-overhead");
+if (!telemetryOnly && (statusOnly || !process.argv.includes("--skip-status"))) {
+  const s = spawnSync(
+    process.execPath,
+    ["--enable-source-maps", join(outDir, "statusMain.cjs"), root],
+    {
+      cwd: root,
+      stdio: "inherit",
+    },
+  );
+  if (s.status !== 0) console.error(`bench: status benchmark exited with ${s.status}`);
+  if (statusOnly) process.exit(s.status ?? 1);
+}
+const passOn = telemetryOnly ? ["--telemetry-overhead"] : [];
+const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root, ...passOn], {
   cwd: root,
   stdio: "inherit",
 });

@@ -183,20 +183,34 @@ async function rawUpserts(connectionString: string, vms: number): Promise<number
   return r.ok / r.seconds;
 }
 
-interface CoordinatorProcess {
+export interface CoordinatorProcess {
   url: string;
   relayKey: string;
-  stats(): Promise<OpCounts & { cpuMs: number }>;
+  operatorKey: string;
+  stats(opts?: {
+    gc?: boolean;
+  }): Promise<OpCounts & { cpuMs: number; rssBytes: number; heapUsedBytes: number }>;
   stop(): Promise<void>;
 }
 
 /** The bundled bench/coordinatorProcess.ts, next to this bundle (see bench/run.mjs). */
-function startCoordinatorProcess(connectionString: string): Promise<CoordinatorProcess> {
+export function startCoordinatorProcess(
+  connectionString: string,
+  execArgv: string[] = [],
+  metrics = false,
+): Promise<CoordinatorProcess> {
   const child = fork(join(__dirname, "coordinatorProcess.cjs"), [], {
-    env: { ...process.env, BENCH_CONNECTION_STRING: connectionString },
+    env: {
+      ...process.env,
+      BENCH_CONNECTION_STRING: connectionString,
+      BENCH_METRICS: metrics ? "1" : "0",
+    },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // e.g. BENCH_COORDINATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
-    execArgv: (process.env.BENCH_COORDINATOR_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    execArgv: [
+      ...execArgv,
+      ...(process.env.BENCH_COORDINATOR_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    ],
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const next = <T>(key: string) =>
@@ -212,14 +226,18 @@ function startCoordinatorProcess(connectionString: string): Promise<CoordinatorP
       child.on("message", onMessage);
       child.once("exit", onExit);
     });
-  return next<{ url: string; relayKey: string }>("ready").then(({ url, relayKey }) => ({
-    url,
-    relayKey,
-    async stats() {
-      const answer = next<{ stats: OpCounts; cpuMs: number }>("stats");
-      child.send("stats");
-      const { stats, cpuMs } = await answer;
-      return { ...stats, cpuMs };
+  return next<{ url: string; relayKey: string; operatorKey: string }>("ready").then((ready) => ({
+    ...ready,
+    async stats(opts: { gc?: boolean } = {}) {
+      const answer = next<{
+        stats: OpCounts;
+        cpuMs: number;
+        rssBytes: number;
+        heapUsedBytes: number;
+      }>("stats");
+      child.send(opts.gc ? "gc-stats" : "stats");
+      const { stats, ...rest } = await answer;
+      return { ...stats, ...rest };
     },
     async stop() {
       child.send("stop");
@@ -230,11 +248,18 @@ function startCoordinatorProcess(connectionString: string): Promise<CoordinatorP
   }));
 }
 
-export async function measureThroughput(vmCounts: number[]): Promise<ThroughputResult> {
+export async function measureThroughput(
+  vmCounts: number[],
+  opts: { metrics?: boolean } = {},
+): Promise<ThroughputResult> {
   const azurite = await startAzurite();
   try {
     // No sweep in it: the sweep's own table traffic would blur the per-report counts.
-    const local = await startCoordinatorProcess(azurite.connectionString);
+    const local = await startCoordinatorProcess(
+      azurite.connectionString,
+      [],
+      opts.metrics ?? false,
+    );
     try {
       const url = `${local.url.replace(/\/+$/, "")}/api/relay/report`;
       const post = async (body: RelayReport) => {

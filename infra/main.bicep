@@ -40,6 +40,21 @@ param maximumInstanceCount int = 40
 @description('Flex Consumption instance memory (MB); execution time is billed per GB-s of it.')
 param instanceMemoryMB int = 2048
 
+@secure()
+@description('Teams Workflows webhook URL for notifications (stored in Key Vault); empty: no Teams messages.')
+param teamsWebhookUrl string = ''
+@secure()
+@description('Slack incoming webhook URL (stored in Key Vault); empty: no Slack messages.')
+param slackWebhookUrl string = ''
+@secure()
+@description('Generic JSON webhook URL (stored in Key Vault); needs webhookSecret.')
+param webhookUrl string = ''
+@secure()
+@description('HMAC-SHA256 key (32+ characters) the generic webhook is signed with (stored in Key Vault).')
+param webhookSecret string = ''
+@description('Action group the missed-event and uncovered-group alerts notify; empty: portal only.')
+param alertActionGroupId string = ''
+
 var tags = { 'azd-env-name': environmentName, application: 'quiesce' }
 // Deterministic per subscription + environment, so re-running `azd provision` updates in place.
 var token = toLower(uniqueString(subscription().id, environmentName, location))
@@ -94,6 +109,32 @@ module roles 'core/role-assignments.bicep' = {
   }
 }
 
+module keyVault 'core/key-vault.bicep' = {
+  name: 'key-vault'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: take('kv-quiesce-${token}', 24)
+    appPrincipalId: identity.outputs.principalId
+    teamsWebhookUrl: teamsWebhookUrl
+    slackWebhookUrl: slackWebhookUrl
+    webhookUrl: webhookUrl
+    webhookSecret: webhookSecret
+  }
+}
+
+module alerts 'core/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    applicationInsightsId: monitoring.outputs.applicationInsightsId
+    actionGroupId: alertActionGroupId
+  }
+}
+
 module coordinator 'core/function-app.bicep' = {
   name: 'coordinator'
   scope: rg
@@ -115,6 +156,13 @@ module coordinator 'core/function-app.bicep' = {
     sweepSchedule: sweepSchedule
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    keyVaultName: keyVault.outputs.name
+    notificationSinks: {
+      teams: !empty(teamsWebhookUrl)
+      slack: !empty(slackWebhookUrl)
+      webhookUrl: !empty(webhookUrl) && !empty(webhookSecret)
+      webhookSecret: !empty(webhookUrl) && !empty(webhookSecret)
+    }
   }
   // The host starts with its identity: give it its roles first.
   dependsOn: [roles]

@@ -31,4 +31,42 @@ describe("quiesce CLI arguments", () => {
       error: expect.stringMatching(/no credential/),
     });
   });
+
+  it("takes status filters and paging, checked by the API's own query schema", () => {
+    const r = parseArgs(
+      [
+        "status",
+        "--cluster",
+        "web",
+        "--phase",
+        "Draining,Ready",
+        "--state",
+        "all",
+        "--limit",
+        "50",
+        "--all",
+      ],
+      env,
+    );
+    expect(r.ok && r.args).toMatchObject({
+      cluster: "web",
+      phases: ["Draining", "Ready"],
+      state: "all",
+      limit: 50,
+      all: true,
+    });
+    expect(parseArgs(["status", "--limit", "501"], env)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^--limit: .*500/),
+    });
+    expect(parseArgs(["status", "--phase", "Draining,Nope"], env)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^--phase: /),
+    });
+    expect(parseArgs(["cluster", "web", "--limit", "2000"], env).ok).toBe(true);
+    expect(parseArgs(["cluster", "web", "--state", "ended"], env)).toEqual({
+      ok: false,
+      error: "--state does not apply to cluster",
+    });
+  });
 });

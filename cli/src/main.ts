@@ -16,12 +16,28 @@ async function main(): Promise<number> {
   const target = a.target as string;
   switch (a.command) {
     case "status": {
-      const s = await client.all();
+      const filter = {
+        ...(a.cluster ? { cluster: a.cluster } : {}),
+        ...(a.phases ? { phases: a.phases } : {}),
+        ...(a.state ? { state: a.state } : {}),
+        ...(a.limit ? { limit: a.limit } : {}),
+      };
+      const s = a.all
+        ? await client.statusAll(filter)
+        : await client.status({
+            ...filter,
+            ...(a.continuation ? { continuation: a.continuation } : {}),
+          });
       print(s, () => renderStatus(s));
       break;
     }
     case "cluster": {
-      const c = await client.cluster(target);
+      const c = a.all
+        ? await client.clusterAll(target, a.limit)
+        : await client.cluster(target, {
+            ...(a.limit ? { limit: a.limit } : {}),
+            ...(a.continuation ? { continuation: a.continuation } : {}),
+          });
       print(c, () => renderCluster(c).join("\n"));
       break;
     }

@@ -1,4 +1,10 @@
-import type { ClusterView, EventDetail, EventView, StatusView } from "./statusClient";
+import type {
+  ClusterPage,
+  ClusterSummary,
+  EventDetail,
+  EventView,
+  StatusPage,
+} from "@quiesce/shared";
 
 /** Plain-text views of the status API, shared by `quiesce status` and the `npm start` demo. */
 
@@ -11,24 +17,44 @@ export function eventLine(e: EventView, label?: string): string {
   return `${name} ${e.eventType} [${who}] ${e.phase}: ${e.waitingFor ?? "nothing"}`;
 }
 
-export function renderCluster(c: ClusterView): string[] {
-  const lines = [`cluster ${c.cluster}: ${c.liveMembers}/${c.members.length} relays live`];
+function summaryLines(c: ClusterSummary): string[] {
+  const lines = [
+    `cluster ${c.cluster}: ${c.liveMembers}/${c.memberCount} relays live, ${c.activeEventCount} active event(s)`,
+  ];
+  for (const g of c.groups)
+    lines.push(`  ${g.kind}${g.name ? ` ${g.name}` : ""}: ${g.liveMembers}/${g.memberCount} live`);
+  return lines;
+}
+
+const more = (token: string | null) =>
+  token ? [`(more: --continuation ${token}, or --all for every page)`] : [];
+
+export function renderCluster(c: ClusterPage): string[] {
+  const lines = summaryLines(c);
   const dead = c.members.filter((m) => !m.live).map((m) => `${m.vm} (${m.lastSeenSecondsAgo} s)`);
   if (dead.length > 0) lines.push(`  not live: ${dead.join(", ")}`);
   if (c.activeEvents.length === 0) lines.push("  no active events");
   for (const e of c.activeEvents) lines.push(`  ${eventLine(e)}`);
-  return lines;
+  if (c.activeEvents.length < c.activeEventCount)
+    lines.push(
+      `  (${c.activeEventCount - c.activeEvents.length} more: quiesce status --cluster ${c.cluster} --all)`,
+    );
+  for (const e of c.recentEndedEvents) lines.push(`  ended: ${eventLine(e)}`);
+  return [...lines, ...more(c.continuation)];
 }
 
-export function renderStatus(s: StatusView): string {
-  if (s.clusters.length === 0) return "no cluster has reported yet";
-  return s.clusters.flatMap(renderCluster).join("\n");
+export function renderStatus(s: StatusPage): string {
+  if (s.clusters.length === 0 && s.events.length === 0) return "no cluster has reported yet";
+  const lines = s.clusters.flatMap(summaryLines);
+  lines.push(s.events.length === 0 ? "no events" : "events:");
+  for (const e of s.events) lines.push(`  ${e.cluster}: ${eventLine(e)}`);
+  return [...lines, ...more(s.continuation)].join("\n");
 }
 
 export function renderEventDetail(d: EventDetail): string {
   const lines = [
     `${d.eventId} (${d.eventType}, ${d.eventSource ?? "?"}) in cluster ${d.cluster}`,
-    `  phase      ${d.phase} since ${d.phaseSince ?? "?"}`,
+    `  phase      ${d.phase} since ${d.phaseSince}`,
     `  resources  ${d.resources.join(", ")}`,
     `  NotBefore  ${d.notBefore ?? "(none)"}`,
     `  waiting    ${d.waitingFor ?? "nothing"}`,
@@ -37,10 +63,10 @@ export function renderEventDetail(d: EventDetail): string {
   if (d.drained.length > 0) lines.push(`  drained    ${d.drained.join(", ")}`);
   const a = d.approval;
   if (a.rule) lines.push(`  rule       ${a.rule}`);
-  if (a.lease) lines.push(`  lease      ${a.lease.holder} until ${a.lease.expiresAt ?? "?"}`);
+  if (a.lease) lines.push(`  lease      ${a.lease.holder} until ${a.lease.expiresAt}`);
   if (a.approvedBy) lines.push(`  approved   by ${a.approvedBy} at ${a.approvedAt ?? "?"}`);
   if (a.failedApprovers.length > 0) lines.push(`  failed     ${a.failedApprovers.join(", ")}`);
-  lines.push("  timeline");
+  lines.push(d.timelineTruncated ? "  timeline (newest entries only)" : "  timeline");
   for (const t of d.timeline) lines.push(`    ${t.at}  ${t.reason}`);
   return lines.join("\n");
 }

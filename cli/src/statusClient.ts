@@ -1,73 +1,19 @@
-import { z } from "zod";
+import {
+  ClusterPage,
+  EventDetail,
+  type EventState,
+  type EventView,
+  type Phase,
+  StatusPage,
+} from "@quiesce/shared";
 
 /**
  * A client of the coordinator's status and operator API: what the CLI, the demo and the
- * end-to-end tests read. Answers are parsed (only the fields we use) so a changed API fails loudly.
+ * end-to-end tests read. Answers are parsed with the very schemas the coordinator builds them
+ * from (@quiesce/shared's status views), so a changed API fails loudly.
  */
 
-const Blocker = z.looseObject({ vm: z.string(), reason: z.string(), detail: z.string() });
-
-export const EventView = z.looseObject({
-  eventId: z.string(),
-  cluster: z.string(),
-  eventType: z.string(),
-  eventSource: z.string().nullable(),
-  status: z.string(),
-  phase: z.string(),
-  phaseSince: z.string().nullable(),
-  notBefore: z.string().nullable(),
-  resources: z.array(z.string()),
-  firstSeenAt: z.string().nullable(),
-  startedAt: z.string().nullable(),
-  endedAt: z.string().nullable(),
-  approval: z.looseObject({
-    rule: z.string().nullable(),
-    approvedAt: z.string().nullable(),
-    approvedBy: z.string().nullable(),
-    lease: z.looseObject({ holder: z.string(), expiresAt: z.string().nullable() }).nullable(),
-    failedApprovers: z.array(z.string()),
-  }),
-  waitingFor: z.string().nullable(),
-  blockers: z.array(Blocker),
-  drained: z.array(z.string()),
-});
-export type EventView = z.infer<typeof EventView>;
-
-const MemberView = z.looseObject({
-  vm: z.string(),
-  live: z.boolean(),
-  lastSeenSecondsAgo: z.number(),
-});
-
-export const ClusterView = z.looseObject({
-  cluster: z.string(),
-  members: z.array(MemberView),
-  liveMembers: z.number(),
-  activeEvents: z.array(EventView),
-});
-export type ClusterView = z.infer<typeof ClusterView>;
-
-export const StatusView = z.looseObject({ now: z.string(), clusters: z.array(ClusterView) });
-export type StatusView = z.infer<typeof StatusView>;
-
-const HistoryEntry = z.looseObject({
-  at: z.string(),
-  reason: z.string(),
-  to: z.string().optional(),
-});
-const HookRunView = z.looseObject({ status: z.string(), finishedAt: z.string().optional() });
-const ReadinessEntry = z.looseObject({
-  vm: z.string(),
-  inDocument: z.boolean(),
-  affected: z.boolean(),
-  drain: HookRunView.nullable(),
-  recover: HookRunView.nullable(),
-});
-export const EventDetail = EventView.extend({
-  readiness: z.array(ReadinessEntry),
-  timeline: z.array(HistoryEntry),
-});
-export type EventDetail = z.infer<typeof EventDetail>;
+export { ClusterPage, EventDetail, type EventView, StatusPage };
 
 export class StatusApiError extends Error {
   constructor(
@@ -77,6 +23,24 @@ export class StatusApiError extends Error {
     super(message);
     this.name = "StatusApiError";
   }
+}
+
+export interface StatusFilter {
+  cluster?: string;
+  phases?: readonly Phase[];
+  state?: EventState;
+  limit?: number;
+  continuation?: string;
+}
+
+/** Following continuations stops after this many pages: a bound, not an expected size. */
+const MAX_PAGES = 1000;
+
+function queryString(params: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : "";
 }
 
 export class StatusClient {
@@ -106,12 +70,52 @@ export class StatusClient {
     return JSON.parse(text) as unknown;
   }
 
-  async all(): Promise<StatusView> {
-    return StatusView.parse(await this.call("GET", "/api/status"));
+  /** One page of GET /api/status. */
+  async status(filter: StatusFilter = {}): Promise<StatusPage> {
+    const q = queryString({
+      cluster: filter.cluster,
+      phase: filter.phases?.join(","),
+      state: filter.state,
+      limit: filter.limit?.toString(),
+      continuation: filter.continuation,
+    });
+    return StatusPage.parse(await this.call("GET", `/api/status${q}`));
   }
 
-  async cluster(name: string): Promise<ClusterView> {
-    return ClusterView.parse(await this.call("GET", `/api/clusters/${encodeURIComponent(name)}`));
+  /** Every page of GET /api/status, following continuations: the last page's clusters, all events. */
+  async statusAll(filter: Omit<StatusFilter, "continuation"> = {}): Promise<StatusPage> {
+    let page = await this.status(filter);
+    const events = [...page.events];
+    for (let n = 1; page.continuation !== null && n < MAX_PAGES; n++) {
+      page = await this.status({ ...filter, continuation: page.continuation });
+      events.push(...page.events);
+    }
+    return { ...page, events };
+  }
+
+  /** One page of GET /api/clusters/{name} (members paged). */
+  async cluster(
+    name: string,
+    opts: { limit?: number; continuation?: string } = {},
+  ): Promise<ClusterPage> {
+    const q = queryString({ limit: opts.limit?.toString(), continuation: opts.continuation });
+    return ClusterPage.parse(
+      await this.call("GET", `/api/clusters/${encodeURIComponent(name)}${q}`),
+    );
+  }
+
+  /** Every member page of GET /api/clusters/{name}: the last page with all members. */
+  async clusterAll(name: string, limit?: number): Promise<ClusterPage> {
+    let page = await this.cluster(name, limit ? { limit } : {});
+    const members = [...page.members];
+    for (let n = 1; page.continuation !== null && n < MAX_PAGES; n++) {
+      page = await this.cluster(name, {
+        ...(limit ? { limit } : {}),
+        continuation: page.continuation,
+      });
+      members.push(...page.members);
+    }
+    return { ...page, members };
   }
 
   async event(eventId: string, cluster?: string): Promise<EventDetail> {

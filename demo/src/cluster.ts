@@ -12,6 +12,7 @@ import {
 import {
   type AzuriteHandle,
   type LocalCoordinator,
+  type Meter,
   startAzurite,
   startLocalCoordinator,
 } from "@quiesce/functions";
@@ -61,6 +62,8 @@ export interface LocalClusterOptions {
   relayOptions?: RelayOptions;
   relayLogger?: (vm: string) => Logger;
   coordinatorLog?: (level: string, message: string) => void;
+  /** Where the coordinator's metrics go (an OTel SDK meter); the global meter when absent. */
+  coordinatorMeter?: Meter;
 }
 
 export interface LocalCluster {
@@ -112,6 +115,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
         settings: coordinatorSettings,
         ...(o.sweepIntervalMs !== undefined ? { sweepIntervalMs: o.sweepIntervalMs } : {}),
         ...(o.coordinatorLog ? { log: o.coordinatorLog } : {}),
+        ...(o.coordinatorMeter ? { meter: o.coordinatorMeter } : {}),
       });
       port = coordinator.port; // restarts come back on the same port, where the relays point
     };

@@ -1,6 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
+import { localMetrics, startWebhookReceiver, type WebhookReceiver } from "@quiesce/functions";
 import { jsonLogger, LOG_LEVELS, type LogLevel, silentLogger } from "@quiesce/relay";
 import { type LocalCluster, startLocalCluster } from "./cluster";
+import { renderMetrics } from "./metricsSummary";
 import { play } from "./player";
 import { loadScenario, type Scenario } from "./scenario";
 import { renderSummary } from "./summary";
@@ -106,19 +109,40 @@ async function main(): Promise<number> {
 
   const stop = new AbortController();
   let cluster: LocalCluster | undefined;
+  let receiver: WebhookReceiver | undefined;
   let stopping: Promise<void> | undefined;
+  const metrics = localMetrics();
   const shutdown = () => {
     stop.abort();
     stopping ??= (async () => {
       say("\nStopping relays, simulator, coordinator and Azurite...");
       await cluster?.stop();
+      await receiver?.stop();
+      await metrics.shutdown();
     })();
     return stopping;
   };
   process.once("SIGINT", () => void shutdown().then(() => process.exit(130)));
   process.once("SIGTERM", () => void shutdown().then(() => process.exit(143)));
 
+  // Notifications go to a signed webhook on loopback that prints each one as it arrives (the
+  // receiver checks the HMAC as docs/operations.md tells real receivers to).
+  const webhookSecret = randomBytes(32).toString("base64url");
+  receiver = await startWebhookReceiver({
+    secret: webhookSecret,
+    onMessage: (m) => {
+      const b = m.body as { kind?: string; title?: string; severity?: string };
+      say(
+        `  [notification ${b.severity}] ${b.kind}: ${b.title} (signature ${m.signatureValid ? "ok" : "BAD"})`,
+      );
+    },
+  });
   cluster = await startLocalCluster({
+    coordinatorMeter: metrics.meter,
+    coordinatorSettings: {
+      QUIESCE_WEBHOOK_URL: receiver.url("webhook"),
+      QUIESCE_WEBHOOK_SECRET: webhookSecret,
+    },
     cluster: scenario.cluster,
     ...(scenario.topology ? { topology: scenario.topology } : {}),
     timeScale: scenario.timeScale,
@@ -152,6 +176,12 @@ async function main(): Promise<number> {
   );
   say("                QUIESCE_RELAY_KEY=<relayKey in .quiesce/local-keys.json>");
   say(
+    `  notifications ${receiver.url("webhook")}   (signed webhook; each message is printed below as it arrives)`,
+  );
+  say(`  alerts        ${c.coordinatorUrl}/api/alerts   (coverage and undelivered notifications)`);
+  say("  metrics       OpenTelemetry SDK in this process, printed after the summary");
+  say("                (in Azure: Application Insights, customMetrics; see docs/operations.md)");
+  say(
     `  time scale    ${scenario.timeScale}x (a 15-minute notice passes in ${Math.round(900 / scenario.timeScale)} s)`,
   );
   say("");
@@ -168,6 +198,9 @@ async function main(): Promise<number> {
   say(
     "Scheduled → NotBefore window by which maintenance started early (the default is to wait it all out).",
   );
+  say("");
+  say("Metrics (OpenTelemetry, read back from the SDK):");
+  say(renderMetrics(await metrics.points()));
   if (args.stay) {
     say("");
     say(

@@ -97,4 +97,12 @@ describe("CLI", () => {
     expect(p.out()).toContain("invalid topology");
     expect(p.out()).toContain("groups.0.vms");
   });
+
+  it("refuses a topology file that is not JSON with exit code 2, not a crash", async () => {
+    const topo = join(dir, "broken.json");
+    writeFileSync(topo, "{ groups: ");
+    const p = run(["--port", "0", "--topology", topo]);
+    expect(await p.exit).toBe(2);
+    expect(p.out()).toContain("not JSON");
+  });
 });

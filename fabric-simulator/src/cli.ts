@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { parseJsonWith } from "@quiesce/shared";
 import { parseCliArgs, USAGE } from "./cliArgs";
 import { startFabricSimulator } from "./simulator";
 import { defaultTopology, generateTopology, Topology } from "./topology";
@@ -19,15 +20,12 @@ async function main(): Promise<void> {
   }
   let topology: Topology;
   if (args.topologyFile !== undefined) {
-    const parsed = Topology.safeParse(JSON.parse(readFileSync(args.topologyFile, "utf8")));
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map(
-        (i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`,
-      );
-      process.stderr.write(`invalid topology ${args.topologyFile}:\n${issues.join("\n")}\n`);
+    const parsed = parseJsonWith(Topology, readFileSync(args.topologyFile, "utf8"));
+    if (!parsed.ok) {
+      process.stderr.write(`invalid topology ${args.topologyFile}: ${parsed.error}\n`);
       process.exit(2);
     }
-    topology = parsed.data;
+    topology = parsed.value;
   } else {
     topology =
       args.vms !== undefined ? generateTopology(args.vms, args.groupSize) : defaultTopology();

@@ -1,142 +1,16 @@
 import { z } from "zod";
+import { ClusterPage, EventDetail, StatusPage } from "../../shared/src/status/views";
 
-/**
- * The status API as the page reads it. Objects are parsed leniently (unknown fields dropped,
- * fields the page can live without optional), so the page keeps working while the API grows:
- * e.g. /api/status with or without top-level `events`, cluster detail with `endedEvents` or
- * `recentEndedEvents`, with or without `groups`.
- */
-
-// zod would compile parsers with `new Function`; the page's CSP forbids eval (and the refused
-// probe is logged as a console error), so build every schema below without it.
-z.config({ jitless: true });
-
-const iso = z.string().nullable();
-
-export const Blocker = z.object({ vm: z.string(), reason: z.string(), detail: z.string() });
-const Override = z.object({ by: z.string(), reason: z.string(), at: iso, expiresAt: iso });
-
-export const EventView = z.object({
-  eventId: z.string(),
-  cluster: z.string(),
-  eventType: z.string(),
-  eventSource: z.string().nullable().optional(),
-  durationInSeconds: z.number().nullable().optional(),
-  description: z.string().nullable().optional(),
-  status: z.string().nullable().optional(),
-  phase: z.string(),
-  phaseSince: iso.optional(),
-  notBefore: iso,
-  resources: z.array(z.string()),
-  firstSeenAt: iso,
-  firstSeenBy: z.string().nullable().optional(),
-  startedAt: iso,
-  endedAt: iso,
-  approval: z.object({
-    rule: z.string().nullable(),
-    approvedAt: iso,
-    approvedBy: z.string().nullable(),
-    lease: z.object({ holder: z.string(), expiresAt: iso, attempt: z.number() }).nullable(),
-  }),
-  hold: Override.nullable(),
-  forceApprove: Override.nullable(),
-  waitingFor: z.string().nullable(),
-  blockers: z.array(Blocker).default([]),
-  drained: z.array(z.string()).default([]),
-});
-export type EventView = z.infer<typeof EventView>;
-
-export const MemberView = z.object({
-  vm: z.string(),
-  live: z.boolean(),
-  lastSeenAt: iso,
-  events: z.array(z.string()).default([]),
-  relayVersion: z.string().nullable().optional(),
-  dryRun: z.boolean().optional(),
-  vmScaleSetName: z.string().optional(),
-  placementGroupId: z.string().optional(),
-  availabilitySetName: z.string().optional(),
-  availabilitySet: z.string().optional(),
-  zone: z.string().optional(),
-  platformUpdateDomain: z.union([z.string(), z.number()]).optional(),
-  platformFaultDomain: z.union([z.string(), z.number()]).optional(),
-});
-export type MemberView = z.infer<typeof MemberView>;
-
-export const GroupKind = z.enum([
-  "placementGroup",
-  "scaleSet",
-  "zone",
-  "availabilitySet",
-  "ungrouped",
-]);
-export const GroupSummary = z.object({
-  kind: z.string(),
-  name: z.string(),
-  memberCount: z.number(),
-  liveMembers: z.number(),
-});
-export type GroupSummary = z.infer<typeof GroupSummary>;
-
-export const ClusterSummary = z.object({
-  cluster: z.string(),
-  memberCount: z.number().optional(),
-  liveMembers: z.number(),
-  activeEventCount: z.number().optional(),
-  groups: z.array(GroupSummary).optional(),
-  // Before the status API was bounded, the summary carried these.
-  members: z.array(MemberView).optional(),
-  activeEvents: z.array(EventView).optional(),
-});
-export type ClusterSummary = z.infer<typeof ClusterSummary>;
-
-export const StatusPage = z.object({
-  now: z.string(),
-  clusters: z.array(ClusterSummary),
-  events: z.array(EventView).optional(),
-  continuation: z.string().nullable().optional(),
-});
-export type StatusPage = z.infer<typeof StatusPage>;
-
-export const ClusterDetail = ClusterSummary.extend({
-  now: z.string(),
-  members: z.array(MemberView).default([]),
-  activeEvents: z.array(EventView).default([]),
-  recentEndedEvents: z.array(EventView).optional(),
-  endedEvents: z.array(EventView).optional(),
-  continuation: z.string().nullable().optional(),
-});
-export type ClusterDetail = z.infer<typeof ClusterDetail>;
-
-export const HistoryEntry = z.object({
-  at: z.string(),
-  kind: z.string(),
-  from: z.string().nullish(),
-  to: z.string().nullish(),
-  action: z.string().nullish(),
-  reason: z.string().nullish(),
-  vm: z.string().nullish(),
-  by: z.string().nullish(),
-});
-export type HistoryEntry = z.infer<typeof HistoryEntry>;
-
-const HookRun = z.object({ status: z.string() }).loose().nullable();
-export const EventDetail = EventView.extend({
-  now: z.string(),
-  readiness: z
-    .array(
-      z.object({
-        vm: z.string(),
-        inDocument: z.boolean().optional(),
-        affected: z.boolean().optional(),
-        drain: HookRun.optional(),
-        recover: HookRun.optional(),
-      }),
-    )
-    .default([]),
-  timeline: z.array(HistoryEntry).default([]),
-});
-export type EventDetail = z.infer<typeof EventDetail>;
+// The status API's own schemas (shared with the coordinator, the CLI and the demo), from source
+// so the bundle takes only these; they drop fields a newer coordinator adds.
+export {
+  ClusterPage,
+  EventDetail,
+  EventView,
+  MemberView,
+  StatusPage,
+  type TimelineEntry,
+} from "../../shared/src/status/views";
 
 export const Me = z.object({ principal: z.string(), roles: z.array(z.string()) });
 export type Me = z.infer<typeof Me>;
@@ -198,10 +72,10 @@ export class StatusApi {
     return this.get("/api/me", Me);
   }
   status() {
-    return this.get("/api/status?state=active", StatusPage);
+    return this.get("/api/status?state=active&limit=200", StatusPage);
   }
   cluster(name: string) {
-    return this.get(`/api/clusters/${encodeURIComponent(name)}`, ClusterDetail);
+    return this.get(`/api/clusters/${encodeURIComponent(name)}?limit=500`, ClusterPage);
   }
   event(eventId: string, cluster: string) {
     return this.get(

@@ -1,6 +1,7 @@
+import "./jitless"; // first: before any schema is built
 import {
   ApiError,
-  type ClusterDetail,
+  type ClusterPage,
   type EventView,
   loadPageConfig,
   type Me,
@@ -64,10 +65,10 @@ const ops = (): OperatorUi => ({
 
 async function loadOverview() {
   const status = await api.status();
-  const details: ClusterDetail[] = await Promise.all(
+  const details: ClusterPage[] = await Promise.all(
     status.clusters.map((c) => api.cluster(c.cluster)),
   );
-  const activeEvents = status.events ?? details.flatMap((d) => d.activeEvents);
+  const activeEvents = status.events;
   return { now: Date.parse(status.now), clusters: details, activeEvents };
 }
 

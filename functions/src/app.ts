@@ -2,12 +2,16 @@ import { app, type HttpRequest, type InvocationContext, type Timer } from "@azur
 import { loadCoordinatorSettings } from "./config";
 import { type Coordinator, createCoordinator } from "./coordinator";
 import { ROUTES } from "./routes";
+import { startAzureMonitor } from "./telemetry/azureMonitor";
 
 /**
  * The Functions host's entry point (package.json "main"): registers the handlers and nothing
  * else. Settings are read and the tables created on first use, so a bad setting shows up as a
  * clear error in that invocation's log rather than as a worker that fails to load.
  */
+
+// Metrics to Application Insights: registered before the coordinator takes its meter.
+startAzureMonitor();
 
 let coordinator: Promise<Coordinator> | undefined;
 const get = (): Promise<Coordinator> => {

@@ -1,4 +1,4 @@
-import { describeZodError, PolicySet } from "@quiesce/shared";
+import { DEFAULT_POLICIES, describeZodError, PolicySet } from "@quiesce/shared";
 import { z } from "zod";
 
 /**
@@ -22,6 +22,15 @@ const json = <T extends z.ZodType>(schema: T) =>
 
 const boolText = z.enum(["true", "false"]).transform((v) => v === "true");
 
+/** A webhook URL: https, or plain http only to a loopback receiver (tests, `npm start`). */
+const webhookUrl = z.url().refine((u) => {
+  const { protocol, hostname } = new URL(u);
+  return (
+    protocol === "https:" ||
+    (protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(hostname))
+  );
+}, "must be https (http only to 127.0.0.1 / localhost)");
+
 export const CoordinatorSettings = z
   .object({
     /** Table Storage connection string (Azurite, or key-based access). */
@@ -30,7 +39,7 @@ export const CoordinatorSettings = z
     QUIESCE_TABLE_ENDPOINT: z.url().optional(),
     /** Client id of the app's user-assigned identity (storage, Graph); system-assigned when absent. */
     QUIESCE_STORAGE_CLIENT_ID: z.string().min(1).optional(),
-    /** Prefix of the four table names (members, events, readiness, history). */
+    /** Prefix of the table names (members, events, readiness, history, outbox). */
     QUIESCE_TABLE_PREFIX: z
       .string()
       .regex(/^[A-Za-z][A-Za-z0-9]{0,40}$/, "letters and digits, starting with a letter")
@@ -58,8 +67,11 @@ export const CoordinatorSettings = z
     QUIESCE_OPERATOR_KEY: z.string().min(16).optional(),
     /** sharedKey mode, optional: a read-only key for the status routes and the status page. */
     QUIESCE_READER_KEY: z.string().min(16).optional(),
-    /** Policy JSON: {"default": {...}, "clusters": {"name": {...}}}; see README. */
-    QUIESCE_POLICY: json(PolicySet).default(PolicySet.parse({})),
+    /**
+     * Policy JSON: {"default": {...}, "clusters": {"name": {...}}}; see README. Resolved here,
+     * once, into one complete policy per cluster.
+     */
+    QUIESCE_POLICY: json(PolicySet).default(DEFAULT_POLICIES),
     /** Largest accepted report body. */
     QUIESCE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(4_194_304).default(262_144),
     /** NCRONTAB schedule of the sweep timer (Functions reads it as %QUIESCE_SWEEP_SCHEDULE%). */
@@ -68,6 +80,16 @@ export const CoordinatorSettings = z
     QUIESCE_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
     /** History rows are deleted after this many days. */
     QUIESCE_HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    /** Secret (Key Vault reference in Azure): Teams Workflows webhook URL for notifications. */
+    QUIESCE_TEAMS_WEBHOOK_URL: webhookUrl.optional(),
+    /** Secret (Key Vault reference in Azure): Slack incoming webhook URL. */
+    QUIESCE_SLACK_WEBHOOK_URL: webhookUrl.optional(),
+    /** Secret (Key Vault reference in Azure): generic JSON webhook URL, signed with the key below. */
+    QUIESCE_WEBHOOK_URL: webhookUrl.optional(),
+    /** Secret (Key Vault reference in Azure): HMAC-SHA256 key of the generic webhook's signature. */
+    QUIESCE_WEBHOOK_SECRET: z.string().min(32).optional(),
+    /** A notification still undelivered this long after it was queued is dropped and counted. */
+    QUIESCE_NOTIFY_DEADLINE_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
     /** Log every report at debug level. */
     QUIESCE_DEBUG: boolText.default(false),
   })
@@ -79,6 +101,12 @@ export const CoordinatorSettings = z
         message: "set exactly one of QUIESCE_STORAGE_CONNECTION_STRING and QUIESCE_TABLE_ENDPOINT",
       });
     }
+    if (!s.QUIESCE_WEBHOOK_URL !== !s.QUIESCE_WEBHOOK_SECRET)
+      ctx.addIssue({
+        code: "custom",
+        path: ["QUIESCE_WEBHOOK_SECRET"],
+        message: "QUIESCE_WEBHOOK_URL and QUIESCE_WEBHOOK_SECRET go together",
+      });
     if (s.QUIESCE_AUTH_MODE === "entra") {
       for (const k of ["QUIESCE_ENTRA_TENANT_ID", "QUIESCE_ENTRA_AUDIENCE"] as const) {
         if (!s[k])

@@ -1,4 +1,5 @@
 import { ManagedIdentityCredential } from "@azure/identity";
+import { type Meter, metrics } from "@opentelemetry/api";
 import {
   createAuthenticator,
   createGraphIdentityResolver,
@@ -12,8 +13,16 @@ import {
   type Handlers,
   systemClock,
 } from "./handlers";
+import { DEFAULT_BACKOFF } from "./notify/backoff";
+import { Notifier } from "./notify/notifier";
+import { Outbox } from "./notify/outbox";
+import { Sinks } from "./notify/sinks";
 import type { RetryOptions } from "./store";
-import { openStore } from "./store";
+import { openOutboxTable, openStore } from "./store";
+import { Telemetry } from "./telemetry/metrics";
+
+/** The global meter: a no-op until Azure Monitor (app.ts) or another SDK registers a provider. */
+export const METER_NAME = "quiesce.coordinator";
 
 export interface Coordinator {
   deps: HandlerDeps;
@@ -28,18 +37,47 @@ export async function createCoordinator(
     retry?: RetryOptions;
     fetchImpl?: typeof fetch;
     identityResolver?: ManagedIdentityResolver;
+    /** Where metrics go; defaults to the global MeterProvider's. */
+    meter?: Meter;
+    /** Draws for the retry jitter (tests pin it). */
+    random?: () => number;
   } = {},
 ): Promise<Coordinator> {
-  const store = openStore(settings);
-  await store.init();
+  const telemetry = new Telemetry(opts.meter ?? metrics.getMeter(METER_NAME));
+  const clock = opts.clock ?? systemClock;
+  const store = openStore(settings, clock, telemetry.table);
+  const outbox = new Outbox(openOutboxTable(settings, telemetry.table));
+  await Promise.all([store.init(), outbox.init()]);
+  const notifier = new Notifier({
+    outbox,
+    sinks: new Sinks({
+      ...(settings.QUIESCE_TEAMS_WEBHOOK_URL
+        ? { teamsUrl: settings.QUIESCE_TEAMS_WEBHOOK_URL }
+        : {}),
+      ...(settings.QUIESCE_SLACK_WEBHOOK_URL
+        ? { slackUrl: settings.QUIESCE_SLACK_WEBHOOK_URL }
+        : {}),
+      ...(settings.QUIESCE_WEBHOOK_URL ? { webhookUrl: settings.QUIESCE_WEBHOOK_URL } : {}),
+      ...(settings.QUIESCE_WEBHOOK_SECRET
+        ? { webhookSecret: settings.QUIESCE_WEBHOOK_SECRET }
+        : {}),
+    }),
+    telemetry,
+    clock,
+    backoff: { ...DEFAULT_BACKOFF, deadlineMs: settings.QUIESCE_NOTIFY_DEADLINE_MINUTES * 60_000 },
+    ...(opts.random ? { random: opts.random } : {}),
+    log: (level, message) => console[level](message),
+  });
   const deps: HandlerDeps = {
+    telemetry,
+    notifier,
     store,
     authenticator: createAuthenticator(settings, {
       ...(opts.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
       ...identityResolverFor(settings, opts.identityResolver),
     }),
     settings,
-    clock: opts.clock ?? systemClock,
+    clock,
     ...(opts.retry ? { retry: opts.retry } : {}),
   };
   return { deps, handlers: createHandlers(deps) };

@@ -1,3 +1,4 @@
+export type { Meter } from "@opentelemetry/api";
 export * from "./auth";
 export * from "./config";
 export { type Coordinator, createCoordinator } from "./coordinator";
@@ -9,5 +10,14 @@ export {
   type LocalCoordinatorOptions,
   startLocalCoordinator,
 } from "./local/server";
+export {
+  type ReceivedMessage,
+  type ReceiverSink,
+  startWebhookReceiver,
+  verifySignature,
+  type WebhookReceiver,
+} from "./local/webhookReceiver";
 export { ROUTES } from "./routes";
 export * from "./store";
+export { localMetrics, type Point, pointsNamed } from "./telemetry/local";
+export { METRICS } from "./telemetry/metrics";

@@ -17,6 +17,7 @@ export const ROUTES: readonly Route[] = [
   { name: "status", methods: ["GET"], route: "status", handler: "status" },
   { name: "cluster", methods: ["GET"], route: "clusters/{cluster}", handler: "cluster" },
   { name: "event", methods: ["GET"], route: "events/{eventId}", handler: "event" },
+  { name: "alerts", methods: ["GET"], route: "alerts", handler: "alerts" },
   { name: "eventHold", methods: ["POST"], route: "events/{eventId}/hold", handler: "hold" },
   {
     name: "eventRelease",

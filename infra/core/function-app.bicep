@@ -3,6 +3,8 @@
 // The app settings below are the coordinator's configuration names (functions/src/config.ts)
 // plus the Functions host's own; test/infra/settings.test.ts keeps them in step.
 
+import { notificationSecrets } from '../shared/notification-secrets.bicep'
+
 param location string
 param tags object
 param planName string
@@ -32,6 +34,11 @@ param sweepSchedule string = '*/10 * * * * *'
 @description('Prefix of the coordinator\'s table names.')
 param tablePrefix string = 'quiesce'
 
+@description('Key Vault holding the notification secrets (core/key-vault.bicep).')
+param keyVaultName string
+@description('Which notification secrets the vault holds (true: set the app setting as a Key Vault reference).')
+param notificationSinks { teams: bool, slack: bool, webhookUrl: bool, webhookSecret: bool }
+
 @minValue(1)
 @maxValue(1000)
 @description('Upper bound on instances; the coordinator is stateless, so this only caps cost.')
@@ -54,9 +61,22 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   }
 }
 
+// Notification secrets as Key Vault references, resolved by the platform with the app's
+// user-assigned identity (keyVaultReferenceIdentity below): the values never appear here.
+var kvRef = '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName='
+var notificationSettings = union(
+  notificationSinks.teams ? { QUIESCE_TEAMS_WEBHOOK_URL: '${kvRef}${notificationSecrets.teams.secretName})' } : {},
+  notificationSinks.slack ? { QUIESCE_SLACK_WEBHOOK_URL: '${kvRef}${notificationSecrets.slack.secretName})' } : {},
+  notificationSinks.webhookUrl ? { QUIESCE_WEBHOOK_URL: '${kvRef}${notificationSecrets.webhookUrl.secretName})' } : {},
+  notificationSinks.webhookSecret
+    ? { QUIESCE_WEBHOOK_SECRET: '${kvRef}${notificationSecrets.webhookSecret.secretName})' }
+    : {}
+)
+
 // Settings the coordinator reads (names from functions/src/config.ts). Optional ones are only
 // set when given, so the coordinator's own defaults apply otherwise.
 var coordinatorSettings = union(
+  notificationSettings,
   {
     QUIESCE_TABLE_ENDPOINT: tableEndpoint
     QUIESCE_STORAGE_CLIENT_ID: identityClientId
@@ -102,6 +122,7 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    keyVaultReferenceIdentity: identityId
     siteConfig: {
       minTlsVersion: '1.2'
       ftpsState: 'Disabled'

@@ -19,5 +19,5 @@ export function delay(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Full jitter: a random wait in [base/2, base], so many relays never retry in step. */
+/** "Equal" jitter: a random wait in [base/2, base], so many relays never retry in step. */
 export const jitter = (ms: number): number => ms / 2 + Math.random() * (ms / 2);

@@ -24,61 +24,85 @@ export function defaultStateFile(platform: NodeJS.Platform = process.platform): 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** Every setting but the authentication ones. */
+const common = {
+  /** Base URL of the coordinator Function app, e.g. https://quiesce-xyz.azurewebsites.net */
+  QUIESCE_COORDINATOR_URL: z.url({ protocol: /^https?$/ }),
+  /** The cluster (policy unit) this VM belongs to. */
+  QUIESCE_CLUSTER: ClusterName,
+  /** Shell command run to drain (sh on Linux, PowerShell on Windows). */
+  QUIESCE_DRAIN_COMMAND: optionalText,
+  /** Shell command run to recover once the event has left the document. */
+  QUIESCE_RECOVER_COMMAND: optionalText,
+  /** Local URL that receives the drain event as an HTTP POST (instead of a command). */
+  QUIESCE_DRAIN_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Local URL that receives the recover event as an HTTP POST (instead of a command). */
+  QUIESCE_RECOVER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Longest a hook may run; a drain gets less when NotBefore is closer. */
+  QUIESCE_HOOK_TIMEOUT_SECONDS: int(1, 86_400).default(600),
+  /** A drain must end this long before NotBefore, so the event can still be approved early. */
+  QUIESCE_HOOK_SAFETY_MARGIN_SECONDS: int(0, 3600).default(10),
+  /** IMDS base URL; tests and the fabric simulator stand in for 169.254.169.254. */
+  QUIESCE_IMDS_URL: z.url({ protocol: /^https?$/ }).default("http://169.254.169.254"),
+  /** api-version of /metadata/scheduledevents. */
+  QUIESCE_IMDS_API_VERSION: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, "must look like 2020-07-01")
+    .default("2020-07-01"),
+  /** Scheduled Events poll interval; Azure advises once a second (IMDS allows 5 requests/s). */
+  QUIESCE_POLL_INTERVAL_MS: int(200, 60_000).default(1000),
+  /** Durable hook state (written atomically). */
+  QUIESCE_STATE_FILE: z
+    .string()
+    .min(1)
+    .default(() => defaultStateFile()),
+  /** Everything but the StartRequests POST to IMDS. */
+  QUIESCE_DRY_RUN: flag.default(false),
+  QUIESCE_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  /** JSON file with any of these settings as keys (the environment wins). */
+  QUIESCE_CONFIG_FILE: optionalText,
+};
+
+/** In Azure: an Entra token of the VM's managed identity for the coordinator's app. */
+const ManagedIdentityAuth = z.object({
+  ...common,
+  QUIESCE_AUTH_MODE: z.literal("managedIdentity"),
+  /** The coordinator app's id URI or client id; the token's scope is `<audience>/.default`. */
+  QUIESCE_ENTRA_AUDIENCE: z
+    .string({ error: "required when QUIESCE_AUTH_MODE=managedIdentity" })
+    .trim()
+    .min(1, "required when QUIESCE_AUTH_MODE=managedIdentity"),
+  /** Client id of a user-assigned identity; the system-assigned identity when absent. */
+  QUIESCE_MANAGED_IDENTITY_CLIENT_ID: optionalText,
+});
+
+/** Locally: the key the coordinator expects (QUIESCE_RELAY_KEY on its side too). */
+const SharedKeyAuth = z.object({
+  ...common,
+  QUIESCE_AUTH_MODE: z.literal("sharedKey"),
+  QUIESCE_RELAY_KEY: z
+    .string({ error: "required when QUIESCE_AUTH_MODE=sharedKey" })
+    .min(16, "must be at least 16 characters"),
+});
+
+/**
+ * One schema per authentication mode, so the type says which settings a mode has and nothing
+ * downstream re-checks them. QUIESCE_AUTH_MODE defaults to managedIdentity.
+ */
 export const RelaySettings = z
-  .object({
-    /** Base URL of the coordinator Function app, e.g. https://quiesce-xyz.azurewebsites.net */
-    QUIESCE_COORDINATOR_URL: z.url({ protocol: /^https?$/ }),
-    /** The cluster (policy unit) this VM belongs to. */
-    QUIESCE_CLUSTER: ClusterName,
-    /** managedIdentity in Azure (Entra token of the VM's identity), sharedKey locally. */
-    QUIESCE_AUTH_MODE: z.enum(["managedIdentity", "sharedKey"]).default("managedIdentity"),
-    /** sharedKey mode: the key the coordinator expects (QUIESCE_RELAY_KEY on its side too). */
-    QUIESCE_RELAY_KEY: z.string().min(16, "must be at least 16 characters").optional(),
-    /** managedIdentity mode: the coordinator app's id URI or client id; scope is `<audience>/.default`. */
-    QUIESCE_ENTRA_AUDIENCE: optionalText,
-    /** Client id of a user-assigned identity; the system-assigned identity when absent. */
-    QUIESCE_MANAGED_IDENTITY_CLIENT_ID: optionalText,
-    /** Shell command run to drain (sh on Linux, PowerShell on Windows). */
-    QUIESCE_DRAIN_COMMAND: optionalText,
-    /** Shell command run to recover once the event has left the document. */
-    QUIESCE_RECOVER_COMMAND: optionalText,
-    /** Local URL that receives the drain event as an HTTP POST (instead of a command). */
-    QUIESCE_DRAIN_URL: z.url({ protocol: /^https?$/ }).optional(),
-    /** Local URL that receives the recover event as an HTTP POST (instead of a command). */
-    QUIESCE_RECOVER_URL: z.url({ protocol: /^https?$/ }).optional(),
-    /** Longest a hook may run; a drain gets less when NotBefore is closer. */
-    QUIESCE_HOOK_TIMEOUT_SECONDS: int(1, 86_400).default(600),
-    /** A drain must end this long before NotBefore, so the event can still be approved early. */
-    QUIESCE_HOOK_SAFETY_MARGIN_SECONDS: int(0, 3600).default(10),
-    /** IMDS base URL; tests and the fabric simulator stand in for 169.254.169.254. */
-    QUIESCE_IMDS_URL: z.url({ protocol: /^https?$/ }).default("http://169.254.169.254"),
-    /** api-version of /metadata/scheduledevents. */
-    QUIESCE_IMDS_API_VERSION: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, "must look like 2020-07-01")
-      .default("2020-07-01"),
-    /** Scheduled Events poll interval; Azure advises once a second (IMDS allows 5 requests/s). */
-    QUIESCE_POLL_INTERVAL_MS: int(200, 60_000).default(1000),
-    /** Durable hook state (written atomically). */
-    QUIESCE_STATE_FILE: z
-      .string()
-      .min(1)
-      .default(() => defaultStateFile()),
-    /** Everything but the StartRequests POST to IMDS. */
-    QUIESCE_DRY_RUN: flag.default(false),
-    QUIESCE_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
-    /** JSON file with any of these settings as keys (the environment wins). */
-    QUIESCE_CONFIG_FILE: optionalText,
-  })
+  .preprocess(
+    (input) =>
+      typeof input === "object" &&
+      input !== null &&
+      !(
+        "QUIESCE_AUTH_MODE" in input &&
+        (input as Record<string, unknown>).QUIESCE_AUTH_MODE !== undefined
+      )
+        ? { ...input, QUIESCE_AUTH_MODE: "managedIdentity" }
+        : input,
+    z.discriminatedUnion("QUIESCE_AUTH_MODE", [ManagedIdentityAuth, SharedKeyAuth]),
+  )
   .superRefine((s, ctx) => {
-    const need = (key: keyof typeof s, why: string) => {
-      if (!s[key]) ctx.addIssue({ code: "custom", path: [key], message: `required ${why}` });
-    };
-    if (s.QUIESCE_AUTH_MODE === "sharedKey")
-      need("QUIESCE_RELAY_KEY", "when QUIESCE_AUTH_MODE=sharedKey");
-    if (s.QUIESCE_AUTH_MODE === "managedIdentity") {
-      need("QUIESCE_ENTRA_AUDIENCE", "when QUIESCE_AUTH_MODE=managedIdentity");
-    }
     for (const hook of ["DRAIN", "RECOVER"] as const) {
       if (s[`QUIESCE_${hook}_COMMAND`] && s[`QUIESCE_${hook}_URL`]) {
         ctx.addIssue({
@@ -90,9 +114,20 @@ export const RelaySettings = z
     }
   });
 export type RelaySettings = z.infer<typeof RelaySettings>;
-export type RelaySettingsInput = z.input<typeof RelaySettings>;
+export type RelaySettingsInput =
+  | z.input<typeof ManagedIdentityAuth>
+  | z.input<typeof SharedKeyAuth>;
 
-export const RELAY_SETTING_NAMES = Object.keys(RelaySettings.shape) as (keyof RelaySettings)[];
+/** Every setting of every mode, by name: for listing them and checking values one by one. */
+export const RELAY_SETTING_FIELDS = {
+  ...ManagedIdentityAuth.shape,
+  ...SharedKeyAuth.shape,
+  QUIESCE_AUTH_MODE: z.enum(["managedIdentity", "sharedKey"]),
+};
+
+export const RELAY_SETTING_NAMES = Object.keys(
+  RELAY_SETTING_FIELDS,
+) as (keyof typeof RELAY_SETTING_FIELDS)[];
 
 export class SettingsError extends Error {
   constructor(message: string) {
@@ -146,5 +181,5 @@ export function parseConfigFile(text: string, path: string): Record<string, unkn
 
 /** The settings as safe to log: the key is never written anywhere. */
 export function redactSettings(s: RelaySettings): Record<string, unknown> {
-  return { ...s, QUIESCE_RELAY_KEY: s.QUIESCE_RELAY_KEY ? "(set)" : undefined };
+  return s.QUIESCE_AUTH_MODE === "sharedKey" ? { ...s, QUIESCE_RELAY_KEY: "(set)" } : { ...s };
 }

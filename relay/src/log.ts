@@ -1,8 +1,8 @@
 import type { LogLevel } from "./config";
 
 /**
- * Structured JSON logs, one line per record, to stdout: journald and the Windows service
- * wrapper pick them up as they are. Callers never pass secrets (the key is redacted at start).
+ * Structured JSON logs, one line per record, to stdout: journald (Linux) and the Windows
+ * start-up task's wrapper (which appends them to a log file) pick them up as they are. Callers never pass secrets (the key is redacted at start).
  */
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import {
   type ApprovalResult,
   type Directive,
+  entryOf,
+  type ImdsHealth,
   PROTOCOL_VERSION,
   type RelayReport,
   type ScheduledEventsDocument,
@@ -159,7 +161,7 @@ export async function startRelay(
 
   const startHook = (action: HookAction, identity: VmIdentity) => {
     setState(hookStarted(state, action, now()));
-    const rec = state.events[action.key];
+    const rec = entryOf(state.events, action.key);
     const run = rec?.[action.kind];
     if (!rec || !run) return;
     const timeoutMs = hookTimeoutMs(
@@ -232,11 +234,35 @@ export async function startRelay(
     lastProblem = text;
   };
 
+  // Reported to the coordinator, which alerts on a relay whose IMDS reads keep failing.
+  let imdsHealth: ImdsHealth | undefined;
+  const imdsFailed = (error: string) => {
+    const failuresInARow = (imdsHealth?.failuresInARow ?? 0) + 1;
+    imdsHealth = {
+      failuresInARow,
+      since: imdsHealth?.since ?? iso(),
+      lastError: error.slice(0, 512),
+    };
+    // The first failure is reported at once; the growing count rides on the heartbeats (an IMDS
+    // outage must not turn every relay into a fast reporter).
+    if (failuresInARow === 1) reportSoon();
+  };
+
   const onRead = (read: ScheduledEventsRead) => {
-    if (read.kind === "unchanged") return;
-    if (read.kind === "malformed")
+    if (read.kind === "unchanged") {
+      imdsHealth = undefined;
+      return;
+    }
+    if (read.kind === "malformed") {
+      imdsFailed(`malformed: ${read.error}`);
       return problem(`IMDS document malformed, skipped: ${read.error}`);
-    if (read.kind === "unavailable") return problem(`IMDS unavailable: ${read.error}`);
+    }
+    if (read.kind === "unavailable") {
+      imdsFailed(read.error);
+      return problem(`IMDS unavailable: ${read.error}`);
+    }
+    if (imdsHealth) reportSoon();
+    imdsHealth = undefined;
     if (lastProblem) log.info("IMDS answering again");
     lastProblem = "";
     const text = JSON.stringify(read.document);
@@ -252,6 +278,18 @@ export async function startRelay(
         resources: e.Resources.length,
       })),
     });
+    // One line per event, each with its eventId: `grep <EventId>` (or jq on .eventId) follows an
+    // event through this VM's journal, with the same facts the coordinator counts in metrics.
+    for (const e of read.document.Events)
+      log.info("event seen", {
+        eventId: e.EventId,
+        eventType: e.EventType,
+        eventStatus: e.EventStatus,
+        notBefore: e.NotBefore || undefined,
+        affectsThisVm: e.Resources.some((r) => r.toLowerCase() === vm?.name.toLowerCase()),
+        resources: e.Resources.length,
+        incarnation: read.document.DocumentIncarnation,
+      });
     setState(prune(observeDocument(state, read.document, vm.name, now()), now()));
     reportSoon();
     startDueHooks();
@@ -335,12 +373,13 @@ export async function startRelay(
           results = [...results, ...r("failed", answer.status, answer.body.slice(0, 300))];
         else results = [...results, ...r("rejected", answer.status, answer.body.slice(0, 300))];
         const last = results[results.length - 1];
-        (last?.outcome === "accepted" ? log.info : log.error)("StartRequests answered", {
-          eventIds: post,
-          outcome: last?.outcome,
-          httpStatus: last?.httpStatus,
-          detail: last?.detail,
-        });
+        for (const eventId of post)
+          (last?.outcome === "accepted" ? log.info : log.error)("StartRequests answered", {
+            eventId,
+            outcome: last?.outcome,
+            httpStatus: last?.httpStatus,
+            detail: last?.detail,
+          });
       } finally {
         for (const id of post) approving.delete(id.toLowerCase());
       }
@@ -375,6 +414,7 @@ export async function startRelay(
     hooks: reportedHooks(state),
     approvals: state.approvals,
     sentAt: iso(),
+    ...(imdsHealth ? { imds: imdsHealth } : {}),
   });
 
   const reportLoop = async () => {
@@ -405,6 +445,8 @@ export async function startRelay(
           directives: outcome.response.directives.length,
           nextReportInSeconds: outcome.response.nextReportInSeconds,
         });
+        for (const skip of outcome.skipped)
+          log.warn("directive skipped: not understood by this relay version", { ...skip });
         onDirectives(outcome.response.directives);
       } else {
         stats.failuresInARow++;

@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
-import { describeZodError } from "@quiesce/shared";
+import { parseJsonWith } from "@quiesce/shared";
 import { emptyState, RelayState } from "./core/state";
 
 export type LoadedState = { state: RelayState; problem?: string };
@@ -14,19 +14,9 @@ export async function loadState(path: string): Promise<LoadedState> {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { state: emptyState() };
     throw e;
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    return {
-      state: emptyState(),
-      problem: await setAside(path, `not JSON: ${(e as Error).message}`),
-    };
-  }
-  const parsed = RelayState.safeParse(json);
-  if (!parsed.success)
-    return { state: emptyState(), problem: await setAside(path, describeZodError(parsed.error)) };
-  return { state: parsed.data };
+  const parsed = parseJsonWith(RelayState, text);
+  if (!parsed.ok) return { state: emptyState(), problem: await setAside(path, parsed.error) };
+  return { state: parsed.value };
 }
 
 /** Keep the bad file for a human to read instead of overwriting the evidence. */

@@ -218,6 +218,30 @@ describe("relay against IMDS and coordinator stand-ins", () => {
     expect(h.imds.startRequests).toHaveLength(1);
   });
 
+  it("acts on the directives it understands when a newer 1.x coordinator adds fields and directive kinds", async () => {
+    await h.start();
+    const e = scheduled("E-NEWER", ["vm-0"]);
+    h.imds.setEvents([e]);
+    await waitFor("drain", async () => (await h.hooks()).includes("drain E-NEWER 1"));
+    h.coordinator.protocol = "1.9";
+    h.coordinator.extraFields = { budget: { inFlight: 1 }, hint: "added in 1.9" };
+    h.coordinator.once = [
+      { kind: "pauseReports", seconds: 5 },
+      { kind: "approve", eventIds: ["E-NEWER"], leaseExpiresAt: "not a time" },
+      {
+        kind: "approve",
+        eventIds: ["E-NEWER"],
+        leaseExpiresAt: new Date(Date.now() + 60_000).toISOString(),
+        priority: 3,
+      },
+    ];
+    await waitFor("StartRequests", () => h.imds.startRequests.length > 0);
+    expect(h.imds.startRequests).toEqual([["E-NEWER"]]);
+    await waitFor("the approval reported as accepted", () =>
+      h.coordinator.last()?.approvals.some((a) => a.outcome === "accepted"),
+    );
+  });
+
   it("reports a StartRequests refusal as rejected", async () => {
     await h.start();
     h.imds.startRequestsStatus = 400;
@@ -291,8 +315,11 @@ describe("relay against IMDS and coordinator stand-ins", () => {
     await waitFor("heartbeats", () => h.coordinator.reports.length >= 5);
     expect(new Set(h.coordinator.authorizations)).toEqual(new Set([`Bearer ${RELAY_KEY}`]));
     expect(h.coordinator.invalid).toEqual([]);
-    const seqs = h.coordinator.reports.map((r) => r.relay.seq);
+    // seq and sentAt are still sent: a 1.0 coordinator requires them.
+    const seqs = h.coordinator.reports.map((r) => r.relay.seq ?? -1);
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(seqs.every((x) => x >= 0)).toBe(true);
+    expect(h.coordinator.reports.every((r) => typeof r.sentAt === "string")).toBe(true);
     expect(new Set(h.coordinator.reports.map((r) => r.relay.bootId)).size).toBe(1);
   });
 });

@@ -99,6 +99,56 @@ describe("local host over real sockets", () => {
     expect(res.body).toMatch(/limit of 262144 bytes/);
   });
 
+  it("delivers the 413 for a 5 MiB body every time, declared or chunked, instead of resetting the connection", async () => {
+    const big = Buffer.alloc(5 * 1024 * 1024, "x");
+    const send = (chunked: boolean) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          `${local.url}/api/relay/report`,
+          {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${local.relayKey}`,
+              ...(chunked
+                ? { "transfer-encoding": "chunked" }
+                : { "content-length": String(big.length) }),
+            },
+          },
+          (r) => {
+            let body = "";
+            r.on("data", (c: Buffer) => {
+              body += c.toString();
+            });
+            r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+          },
+        );
+        req.on("error", reject); // a reset is the failure this test is about
+        // In pieces, as a client on a real network sends it: most of the body is still to come
+        // when the 413 is written.
+        let at = 0;
+        const pump = () => {
+          if (at >= big.length) return void req.end();
+          const piece = big.subarray(at, at + 256 * 1024);
+          at += piece.length;
+          if (req.write(piece)) setTimeout(pump, 2);
+          else req.once("drain", () => setTimeout(pump, 2));
+        };
+        pump();
+      });
+    for (let i = 0; i < 6; i++) {
+      const viaFetch = await fetch(`${local.url}/api/relay/report`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${local.relayKey}` },
+        body: big,
+      });
+      expect(viaFetch.status).toBe(413);
+      await viaFetch.text();
+      const res = await send(i % 2 === 1);
+      expect(res.status).toBe(413);
+      expect(res.body).toMatch(/limit of 262144 bytes/);
+    }
+  });
+
   it("answers 401 without a key, 404 for an unknown route and 405 for a wrong method", async () => {
     expect((await fetch(`${local.url}/api/status`)).status).toBe(401);
     expect((await fetch(`${local.url}/api/nope`)).status).toBe(404);

@@ -134,14 +134,32 @@ describe("POST /api/relay/report", () => {
     }
   });
 
-  it("answers 503 with Retry-After when Table Storage cannot be reached", async () => {
+  it("answers 503 with Retry-After on every route when Table Storage cannot be reached", async () => {
     const own = await startTestAzurite();
     const c = await testCoordinator(own.connectionString);
     await own.stop();
-    const res = await report(c, makeReport("web-0"));
-    expect(res.status).toBe(503);
-    expect(res.headers.get("retry-after")).toBe("5");
-    expect(res.body.error).toMatch(/state store unavailable/);
+    const key = c.operatorKey;
+    // At once: each waits out the SDK's own retries of a refused connection.
+    const [reportAnswer, status, cluster, event, hold] = await Promise.all([
+      report(c, makeReport("web-0")),
+      call(c.handlers.status, request("GET", "status", { key })),
+      call(c.handlers.cluster, request("GET", "clusters/web", { key, params: { cluster: "web" } })),
+      call(c.handlers.event, request("GET", "events/E1", { key, params: { eventId: "E1" } })),
+      call(
+        c.handlers.hold,
+        request("POST", "events/E1/hold", {
+          key,
+          params: { eventId: "E1" },
+          body: { reason: "incident" },
+        }),
+      ),
+    ]);
+    const answers = { report: reportAnswer, status, cluster, event, hold };
+    for (const [route, res] of Object.entries(answers)) {
+      expect({ route, status: res.status }).toEqual({ route, status: 503 });
+      expect(res.headers.get("retry-after")).toBe("5");
+      expect(res.body.error).toMatch(/state store unavailable/);
+    }
   });
 
   it("ignores a report with an older DocumentIncarnation and changes nothing", async () => {

@@ -1,3 +1,4 @@
+import { ClusterPage, EventDetail, StatusPage } from "@quiesce/shared";
 import { describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";
 import {
@@ -23,24 +24,60 @@ async function clusterWithEvent() {
 }
 
 describe("status API", () => {
-  it("GET /api/status lists every cluster with member liveness and what each active event waits for", async () => {
+  it("GET /api/status summarizes every cluster's members and liveness and lists what each active event waits for", async () => {
     const { c, ev } = await clusterWithEvent();
     await report(c, makeReport("db-0", { cluster: "db" }));
     c.clock.advance(120_000); // web-1 and web-0 keep reporting; db-0 falls silent
     await report(c, makeReport("web-0", { incarnation: 1, events: [ev], drained: [ev.EventId] }));
     const res = await call(c.handlers.status, request("GET", "status", { key: c.operatorKey }));
     expect(res.status).toBe(200);
-    expect(res.body.clusters.map((x: { cluster: string }) => x.cluster)).toEqual(["db", "web"]);
-    const db = res.body.clusters[0];
-    expect(db.members).toEqual([
-      expect.objectContaining({ vm: "db-0", live: false, lastSeenSecondsAgo: 120 }),
+    const page = StatusPage.parse(res.body);
+    expect(page.clusters).toEqual([
+      {
+        cluster: "db",
+        memberCount: 1,
+        liveMembers: 0,
+        activeEventCount: 0,
+        groups: [{ kind: "ungrouped", name: "", memberCount: 1, liveMembers: 0 }],
+      },
+      {
+        cluster: "web",
+        memberCount: 2,
+        liveMembers: 1,
+        activeEventCount: 1,
+        groups: [{ kind: "ungrouped", name: "", memberCount: 2, liveMembers: 1 }],
+      },
     ]);
-    const web = res.body.clusters[1];
-    expect(web.members.find((m: { vm: string }) => m.vm === "web-0").live).toBe(true);
-    expect(web.activeEvents).toHaveLength(1);
-    expect(web.activeEvents[0]).toMatchObject({ eventId: ev.EventId, phase: "Draining" });
-    expect(web.activeEvents[0].waitingFor).toMatch(/web-1/);
-    expect(web.activeEvents[0].blockers).toEqual([expect.objectContaining({ vm: "web-1" })]);
+    expect(page.events).toHaveLength(1);
+    expect(page.events[0]).toMatchObject({ eventId: ev.EventId, phase: "Draining" });
+    expect(page.events[0]?.waitingFor).toMatch(/web-1/);
+    expect(page.events[0]?.blockers).toEqual([expect.objectContaining({ vm: "web-1" })]);
+    expect(page.continuation).toBeNull();
+  });
+
+  it("a page's event waiting on the cluster's budget names the event in flight, which is not on the page", async () => {
+    const c = await testCoordinator(azurite().connectionString);
+    const first = freezeEvent(["web-0"]);
+    const second = freezeEvent(["web-1"]);
+    const approved = await report(
+      c,
+      makeReport("web-0", { incarnation: 1, events: [first], drained: [first.EventId] }),
+    );
+    expect(approved.body.directives).toEqual([expect.objectContaining({ kind: "approve" })]);
+    c.clock.advance(1_000);
+    await report(
+      c,
+      makeReport("web-1", { incarnation: 1, events: [second], drained: [second.EventId] }),
+    );
+    const res = await call(
+      c.handlers.status,
+      request("GET", "status?phase=Ready", { key: c.operatorKey }),
+    );
+    const page = StatusPage.parse(res.body);
+    expect(page.events.map((e) => e.eventId)).toEqual([second.EventId]);
+    expect(page.events[0]?.waitingFor).toMatch(
+      new RegExp(`budget of 1 event\\(s\\) in flight, used by ${first.EventId}`),
+    );
   });
 
   it("GET /api/clusters/{cluster} shows one cluster with the policy in force; unknown → 404, bad name → 400", async () => {
@@ -50,8 +87,12 @@ describe("status API", () => {
       request("GET", "clusters/web", { key: c.operatorKey, params: { cluster: "web" } }),
     );
     expect(ok.status).toBe(200);
-    expect(ok.body.policy.maxEventsInFlight).toBe(1);
-    expect(ok.body.members).toHaveLength(2);
+    const page = ClusterPage.parse(ok.body);
+    expect(page.policy.maxEventsInFlight).toBe(1);
+    expect(page.members.map((m) => m.vm)).toEqual(["web-0", "web-1"]);
+    expect(page).toMatchObject({ memberCount: 2, activeEventCount: 1, continuation: null });
+    expect(page.activeEvents).toHaveLength(1);
+    expect(page.recentEndedEvents).toEqual([]);
     const missing = await call(
       c.handlers.cluster,
       request("GET", "clusters/nope", { key: c.operatorKey, params: { cluster: "nope" } }),
@@ -83,6 +124,7 @@ describe("status API", () => {
       expect(res.body.readiness).toHaveLength(2);
       expect(res.body.timeline.length).toBeGreaterThan(0);
       expect(res.body.timeline[0].at <= res.body.timeline.at(-1).at).toBe(true);
+      expect(EventDetail.parse(res.body).timelineTruncated).toBe(false);
       expect(res.body.blockers.map((b: { vm: string }) => b.vm)).toEqual(["web-1"]);
     }
   });

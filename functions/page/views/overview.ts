@@ -1,4 +1,4 @@
-import type { ClusterDetail, EventView, MemberView } from "../api";
+import type { ClusterPage, EventView, MemberView } from "../api";
 import { ago, clock, outcome } from "../core/format";
 import { GROUP_KIND_LABEL, groupMembers } from "../core/groups";
 import { h } from "../dom";
@@ -8,7 +8,7 @@ import { eventHref, phaseBadge } from "./phase";
 
 export interface OverviewData {
   now: number;
-  clusters: ClusterDetail[];
+  clusters: ClusterPage[];
   activeEvents: EventView[];
 }
 
@@ -48,9 +48,9 @@ function scaleSetOf(kind: string, members: readonly MemberView[]): string | unde
   return names.size === 1 ? [...names][0] : undefined;
 }
 
-function clusterSection(c: ClusterDetail, data: OverviewData): HTMLElement {
+function clusterSection(c: ClusterPage, data: OverviewData): HTMLElement {
   const s = vmStates(data.activeEvents.filter((e) => e.cluster === c.cluster));
-  const total = c.memberCount ?? c.members.length;
+  const total = c.memberCount;
   return h(
     "section",
     { class: "cluster", "data-cluster": c.cluster, "aria-labelledby": `cl-${c.cluster}` },
@@ -64,6 +64,9 @@ function clusterSection(c: ClusterDetail, data: OverviewData): HTMLElement {
         ` ${c.liveMembers} of ${total} relays live · ${c.activeEvents.length} active event(s)`,
       ),
     ),
+    // The page reads one page of members (500); the group counts above cover them all.
+    c.continuation !== null &&
+      h("p", { class: "meta" }, `Showing the first ${c.members.length} of ${total} VMs.`),
     groupMembers(c.members, c.groups).map((g) =>
       h(
         "div",
@@ -132,7 +135,7 @@ function historyTable(events: EventView[], now: number): HTMLElement {
 /** Everything at once: clusters by group with relay liveness, active events, recent history. */
 export function overview(data: OverviewData, ops: OperatorUi): HTMLElement {
   const ended = data.clusters
-    .flatMap((c) => c.recentEndedEvents ?? c.endedEvents ?? [])
+    .flatMap((c) => c.recentEndedEvents)
     .sort((a, b) => Date.parse(b.endedAt ?? "") - Date.parse(a.endedAt ?? ""))
     .slice(0, 25);
   return h(

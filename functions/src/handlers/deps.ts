@@ -2,8 +2,10 @@ import type { InvocationContext } from "@azure/functions";
 import type { Authenticator, AuthResult, Role } from "../auth";
 import { AuthUnavailableError } from "../auth";
 import type { CoordinatorSettings } from "../config";
+import type { Notifier } from "../notify/notifier";
 import type { ClusterStore } from "../store";
 import type { RetryOptions } from "../store/retry";
+import type { Telemetry } from "../telemetry/metrics";
 import { problem } from "./http";
 
 export interface Clock {
@@ -18,6 +20,8 @@ export interface HandlerDeps {
   settings: CoordinatorSettings;
   clock: Clock;
   retry?: RetryOptions;
+  telemetry: Telemetry;
+  notifier: Notifier;
 }
 
 /** Authenticates, turning "the key service is unreachable" into a 503 instead of a 401. */

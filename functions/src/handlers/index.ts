@@ -1,9 +1,11 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { alertsHandler } from "./alerts";
 import { conditional } from "./conditional";
 import type { HandlerDeps } from "./deps";
 import { operatorHandler } from "./operator";
 import { reportHandler } from "./report";
 import { clusterHandler, eventHandler, statusHandler } from "./status";
+import { withStoreErrors } from "./storeErrors";
 import { createSweep, type SweepSummary } from "./sweep";
 import { meHandler, pageHandler } from "./ui";
 
@@ -21,6 +23,7 @@ export interface Handlers {
   status: Handler;
   cluster: Handler;
   event: Handler;
+  alerts: Handler;
   hold: Handler;
   release: Handler;
   forceApprove: Handler;
@@ -31,14 +34,15 @@ export interface Handlers {
 
 export function createHandlers(deps: HandlerDeps): Handlers {
   return {
-    report: reportHandler(deps),
+    report: withStoreErrors("report", reportHandler(deps)),
     // Conditional GETs: the status page polls these with If-None-Match.
-    status: conditional(statusHandler(deps)),
-    cluster: conditional(clusterHandler(deps)),
-    event: conditional(eventHandler(deps)),
-    hold: operatorHandler(deps, "hold"),
-    release: operatorHandler(deps, "release"),
-    forceApprove: operatorHandler(deps, "forceApprove"),
+    status: conditional(withStoreErrors("status", statusHandler(deps))),
+    cluster: conditional(withStoreErrors("cluster", clusterHandler(deps))),
+    event: conditional(withStoreErrors("event", eventHandler(deps))),
+    alerts: withStoreErrors("alerts", alertsHandler(deps)),
+    hold: withStoreErrors("hold", operatorHandler(deps, "hold")),
+    release: withStoreErrors("release", operatorHandler(deps, "release")),
+    forceApprove: withStoreErrors("force-approve", operatorHandler(deps, "forceApprove")),
     page: pageHandler(deps),
     me: meHandler(deps),
     sweep: createSweep(deps),

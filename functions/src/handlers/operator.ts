@@ -8,7 +8,7 @@ import {
   policyFor,
 } from "@quiesce/shared";
 import { z } from "zod";
-import { counted, isStorageUnavailable, RetriesExhausted, withConflictRetry } from "../store";
+import { counted, withConflictRetry } from "../store";
 import { authenticate, denied, type HandlerDeps } from "./deps";
 import { json, parseJson, problem, readBody } from "./http";
 import { eventDetail, findEvent } from "./status";
@@ -78,10 +78,7 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind) {
     } catch (e) {
       if (e instanceof OperatorActionError)
         return problem(e.code === "notFound" ? 404 : 409, e.message);
-      if (e instanceof RetriesExhausted) return problem(503, e.message, { "retry-after": "1" });
-      if (isStorageUnavailable(e))
-        return problem(503, "state store unavailable; retry shortly", { "retry-after": "5" });
-      throw e;
+      throw e; // store failures: withStoreErrors
     }
     context.info(`operator ${by}: ${kind} ${cluster}/${key}: ${reason}`);
     const detail = await eventDetail(deps, cluster, key);

@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import {
   applyReport,
+  type ClusterState,
   memberKey,
   PROTOCOL_VERSION,
   parseRelayReport,
@@ -8,13 +9,8 @@ import {
   type ReportResponse,
 } from "@quiesce/shared";
 import { authorizeRelayForVm } from "../auth";
-import {
-  counted,
-  isStorageUnavailable,
-  KeyTooLongError,
-  RetriesExhausted,
-  withConflictRetry,
-} from "../store";
+import { counted, reportKeyProblems, withConflictRetry } from "../store";
+import { afterReport } from "../telemetry/afterReport";
 import { authenticate, denied, type HandlerDeps } from "./deps";
 import { json, parseJson, problem, readBody } from "./http";
 
@@ -35,45 +31,45 @@ export function reportHandler(deps: HandlerDeps) {
     const parsed = parseRelayReport(parsedJson.value);
     if (!parsed.ok) return problem(400, `invalid report: ${parsed.error}`);
     const report = parsed.value;
+    const keyProblems = reportKeyProblems(report);
+    if (keyProblems.length > 0) {
+      deps.telemetry.report(report.cluster, "rejected");
+      return problem(400, `invalid report: ${keyProblems.join("; ")}`);
+    }
 
     const allowed = authorizeRelayForVm(auth.principal, report.vm);
     if (!allowed.ok) return problem(allowed.status, allowed.error);
 
     const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
     const reporter = memberKey(report.vm.name);
-    try {
-      const { value: decision, ops } = await counted(() =>
-        withConflictRetry(async () => {
-          const loaded = await deps.store.loadForReport(report);
-          const d = applyReport(loaded.state, report, deps.clock.now(), policy);
-          await deps.store.commit(loaded, d, { reporter });
-          return d;
-        }, deps.retry),
-      );
-      if (deps.settings.QUIESCE_DEBUG)
-        context.debug(
-          `report ${report.cluster}/${report.vm.name} incarnation=${report.document?.DocumentIncarnation ?? "-"} applied=${decision.applied} directives=${decision.directives.length} table ops: ${ops.reads} reads, ${ops.queries} queries, ${ops.writes} writes, ${ops.conflicts} conflicts`,
-        );
-      const response: ReportResponse = {
-        protocol: PROTOCOL_VERSION,
-        applied: decision.applied,
-        nextReportInSeconds: decision.nextReportInSeconds,
-        directives: decision.directives,
-      };
-      return json(200, response);
-    } catch (e) {
-      if (e instanceof RetriesExhausted) {
-        context.warn(`report ${report.cluster}/${report.vm.name}: ${e.message}`);
-        return problem(503, e.message, { "retry-after": "1" });
-      }
-      if (e instanceof KeyTooLongError) return problem(400, `invalid report: ${e.message}`);
-      if (isStorageUnavailable(e)) {
-        context.error(
-          `report ${report.cluster}/${report.vm.name}: state store unavailable: ${(e as Error).message}`,
-        );
-        return problem(503, "state store unavailable; retry shortly", { "retry-after": "5" });
-      }
+    // Store failures (lost races, an unreachable store) are answered by withStoreErrors; the
+    // reports metric counts them as "unavailable".
+    let attempts = 0;
+    let before: ClusterState | undefined;
+    const { value: decision, ops } = await counted(() =>
+      withConflictRetry(async () => {
+        attempts++;
+        const loaded = await deps.store.loadForReport(report);
+        const d = applyReport(loaded.state, report, deps.clock.now(), policy);
+        await deps.store.commit(loaded, d, { reporter });
+        before = loaded.state;
+        return d;
+      }, deps.retry),
+    ).catch((e: unknown) => {
+      deps.telemetry.report(report.cluster, "unavailable", attempts);
       throw e;
-    }
+    });
+    if (before) afterReport(deps, report, before, decision, policy, attempts, ops.conflicts);
+    if (deps.settings.QUIESCE_DEBUG)
+      context.debug(
+        `report ${report.cluster}/${report.vm.name} incarnation=${report.document?.DocumentIncarnation ?? "-"} applied=${decision.applied} directives=${decision.directives.length} table ops: ${ops.reads} reads, ${ops.queries} queries, ${ops.writes} writes, ${ops.conflicts} conflicts`,
+      );
+    const response: ReportResponse = {
+      protocol: PROTOCOL_VERSION,
+      applied: decision.applied,
+      nextReportInSeconds: decision.nextReportInSeconds,
+      directives: decision.directives,
+    };
+    return json(200, response);
   };
 }

@@ -1,51 +1,59 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import { ClusterName, EventIdText, eventKey, policyFor } from "@quiesce/shared";
+import {
+  CLUSTER_QUERY_NAMES,
+  ClusterName,
+  ClusterQuery,
+  EventIdText,
+  eventKey,
+  parseQuery,
+  STATUS_QUERY_NAMES,
+  StatusQuery,
+} from "@quiesce/shared";
+import { clusterPage } from "../status/clusterPage";
+import { eventDetail as readEventDetail } from "../status/eventDetail";
+import { decodeEventToken, decodeMemberToken } from "../status/paging";
+import { statusPage } from "../status/statusPage";
+import { StatusQueries } from "../store";
 import { authenticate, denied, type HandlerDeps } from "./deps";
-import { iso, json, problem } from "./http";
-import { clusterSummary, eventView, historyView, readinessView } from "./views";
+import { json, problem } from "./http";
 
-/** GET /api/status: every cluster, its members with liveness and its active events. */
+const BAD_TOKEN = "invalid continuation: is not a continuation token from this API";
+
+/**
+ * GET /api/status?cluster=&phase=&state=&limit=&continuation=: cluster summaries and one page
+ * of events (docs/coordinator.md). Bad parameters are a 400 naming the parameter.
+ */
 export function statusHandler(deps: HandlerDeps) {
+  const queries = new StatusQueries(deps.store.tables);
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
     if (!auth.ok) return denied(auth);
-    const clusters = await deps.store.listClusters();
-    const now = deps.clock.now();
-    const views = [];
-    for (const cluster of clusters) {
-      const loaded = await deps.store.loadCluster(cluster);
-      views.push(
-        clusterSummary(loaded.state, now, policyFor(deps.settings.QUIESCE_POLICY, cluster)),
-      );
-    }
-    return json(200, { now: iso(now), clusters: views });
+    const q = parseQuery(StatusQuery, request.query, STATUS_QUERY_NAMES);
+    if (!q.ok) return problem(400, q.error);
+    const token = q.value.continuation;
+    const after = token === undefined ? null : decodeEventToken(token);
+    if (token !== undefined && after === null) return problem(400, BAD_TOKEN);
+    return json(200, await statusPage(deps, queries, q.value, after));
   };
 }
 
-/** GET /api/clusters/{cluster}: one cluster in detail, with the policy in force. */
+/** GET /api/clusters/{cluster}?limit=&continuation=: one cluster, a page of its members. */
 export function clusterHandler(deps: HandlerDeps) {
+  const queries = new StatusQueries(deps.store.tables);
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
     if (!auth.ok) return denied(auth);
     const name = ClusterName.safeParse(request.params.cluster ?? "");
     if (!name.success) return problem(400, `invalid cluster: ${name.error.issues[0]?.message}`);
+    const q = parseQuery(ClusterQuery, request.query, CLUSTER_QUERY_NAMES);
+    if (!q.ok) return problem(400, q.error);
+    const token = q.value.continuation;
+    const after = token === undefined ? null : decodeMemberToken(token);
+    if (token !== undefined && after === null) return problem(400, BAD_TOKEN);
     const cluster = name.data;
-    const loaded = await deps.store.loadCluster(cluster);
-    const { state } = loaded;
-    if (Object.keys(state.members).length === 0 && Object.keys(state.events).length === 0)
-      return problem(404, `cluster ${cluster} is not known: no relay has reported for it`);
-    const now = deps.clock.now();
-    const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
-    const ended = Object.values(state.events)
-      .filter((e) => e.endedAt !== null)
-      .sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0))
-      .map((e) => eventView(state, e, now, policy));
-    return json(200, {
-      now: iso(now),
-      ...clusterSummary(state, now, policy),
-      endedEvents: ended,
-      policy,
-    });
+    const page = await clusterPage(deps, queries, cluster, q.value, after);
+    if (!page) return problem(404, `cluster ${cluster} is not known: no relay has reported for it`);
+    return json(200, page);
   };
 }
 
@@ -104,19 +112,7 @@ export function eventHandler(deps: HandlerDeps) {
   };
 }
 
-export async function eventDetail(deps: HandlerDeps, cluster: string, key: string) {
-  const [loaded, history] = await Promise.all([
-    deps.store.loadCluster(cluster, [key]),
-    deps.store.readHistory(cluster, key),
-  ]);
-  const now = deps.clock.now();
-  const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
-  const event = loaded.state.events[key];
-  if (!event) return null;
-  return {
-    now: iso(now),
-    ...eventView(loaded.state, event, now, policy),
-    readiness: readinessView(loaded.state, key),
-    timeline: historyView(history),
-  };
+/** One event in detail (also the operator routes' answer). */
+export function eventDetail(deps: HandlerDeps, cluster: string, key: string) {
+  return readEventDetail(deps, new StatusQueries(deps.store.tables), cluster, key);
 }

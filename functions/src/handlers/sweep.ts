@@ -1,7 +1,8 @@
 import type { InvocationContext, Timer } from "@azure/functions";
-import { policyFor, tick } from "@quiesce/shared";
+import { type ClusterState, policyFor, tick } from "@quiesce/shared";
 import { ConcurrencyConflict, counted, type OpCounts } from "../store";
 import type { HandlerDeps } from "./deps";
+import { createWatch, type WatchSummary } from "./watch";
 
 const DAY_MS = 86_400_000;
 const HISTORY_PURGE_INTERVAL_MS = 3_600_000;
@@ -13,6 +14,8 @@ export interface SweepSummary {
   skipped: string[];
   forgotten: number;
   historyPurged: number;
+  /** Notifications queued and delivery outcomes of this round (and coverage alerts raised). */
+  notifications: WatchSummary;
   ops: OpCounts;
 }
 
@@ -23,6 +26,7 @@ export interface SweepSummary {
  */
 export function createSweep(deps: HandlerDeps) {
   let lastHistoryPurge = Number.NEGATIVE_INFINITY;
+  const watch = createWatch(deps);
   return async (context?: InvocationContext): Promise<SweepSummary> => {
     const { value, ops } = await counted(async () => {
       const now = deps.clock.now();
@@ -31,21 +35,31 @@ export function createSweep(deps: HandlerDeps) {
       let changed = 0;
       let forgotten = 0;
       const skipped: string[] = [];
+      const ticked = new Map<string, ClusterState>();
       for (const cluster of clusters) {
         const loaded = await deps.store.loadCluster(cluster);
         const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
         const d = tick(loaded.state, deps.clock.now(), policy, { eventRetentionMs });
-        if (d.state === loaded.state && d.forget.length === 0 && d.transitions.length === 0)
+        ticked.set(cluster, loaded.state);
+        if (d.state === loaded.state && d.forget.length === 0 && d.transitions.length === 0) {
+          watch.afterTick(loaded.state, d, policy, false);
           continue;
+        }
         try {
           await deps.store.commit(loaded, d);
           changed++;
           forgotten += d.forget.length;
+          ticked.set(cluster, d.state);
+          watch.afterTick(loaded.state, d, policy, true);
         } catch (e) {
           if (!(e instanceof ConcurrencyConflict)) throw e;
           skipped.push(cluster); // a report wrote meanwhile and re-evaluated; next round catches up
         }
       }
+      const notifications = await watch.afterSweep(ticked).catch((e: unknown) => {
+        context?.warn(`sweep: notifications and coverage: ${(e as Error).message}`);
+        return { queued: 0, delivered: 0, retried: 0, dropped: 0 };
+      });
       let historyPurged = 0;
       if (now - lastHistoryPurge >= HISTORY_PURGE_INTERVAL_MS) {
         historyPurged = await deps.store.purgeHistory(
@@ -53,7 +67,14 @@ export function createSweep(deps: HandlerDeps) {
         );
         lastHistoryPurge = now;
       }
-      return { clusters: clusters.length, changed, skipped, forgotten, historyPurged };
+      return {
+        clusters: clusters.length,
+        changed,
+        skipped,
+        forgotten,
+        historyPurged,
+        notifications,
+      };
     });
     const summary = { ...value, ops };
     if (deps.settings.QUIESCE_DEBUG || summary.changed > 0)

@@ -1,24 +1,33 @@
-import {
-  type ClusterState,
-  type EventRecord,
-  explain,
-  type Member,
-  type Policy,
+import type {
+  ClusterState,
+  EventRecord,
+  EventView,
+  Member,
+  MemberView,
+  Policy,
+  ReadinessView,
+  TimelineEntry,
 } from "@quiesce/shared";
+import { explain, isEnded, isLive } from "@quiesce/shared";
 import type { HistoryRow } from "../store";
 import { iso } from "./http";
 
-/** What the status API shows; times as ISO 8601, durations in seconds. */
+/**
+ * What the status API shows, typed by the shared view schemas (shared/src/status/views.ts) that
+ * every client parses with; times as ISO 8601, durations in seconds.
+ */
 
-export function memberView(m: Member, now: number, policy: Policy) {
+const isoTime = (ms: number): string => new Date(ms).toISOString();
+
+export function memberView(m: Member, now: number, policy: Policy): MemberView {
   const ageSeconds = Math.max(0, Math.round((now - m.lastSeenAt) / 1000));
   return {
     vm: m.vmName,
-    live: now - m.lastSeenAt <= policy.livenessTimeoutSeconds * 1000,
+    live: isLive(m, now, policy),
     // lastSeenAt is refreshed at a granularity (a third of the liveness timeout), so this is an upper bound
     lastSeenSecondsAgo: ageSeconds,
-    lastSeenAt: iso(m.lastSeenAt),
-    firstSeenAt: iso(m.firstSeenAt),
+    lastSeenAt: isoTime(m.lastSeenAt),
+    firstSeenAt: isoTime(m.firstSeenAt),
     incarnation: m.incarnation,
     events: m.eventKeys,
     relayVersion: m.relayVersion,
@@ -32,8 +41,13 @@ export function memberView(m: Member, now: number, policy: Policy) {
   };
 }
 
-export function eventView(state: ClusterState, e: EventRecord, now: number, policy: Policy) {
-  const why = e.endedAt === null ? explain(state, e.key, now, policy) : null;
+export function eventView(
+  state: ClusterState,
+  e: EventRecord,
+  now: number,
+  policy: Policy,
+): EventView {
+  const why = isEnded(e) ? null : explain(state, e.key, now, policy);
   return {
     eventId: e.eventId,
     cluster: state.cluster,
@@ -43,10 +57,10 @@ export function eventView(state: ClusterState, e: EventRecord, now: number, poli
     description: e.description,
     status: e.status,
     phase: e.phase,
-    phaseSince: iso(e.phaseSince),
+    phaseSince: isoTime(e.phaseSince),
     notBefore: iso(e.notBefore),
     resources: e.resources,
-    firstSeenAt: iso(e.firstSeenAt),
+    firstSeenAt: isoTime(e.firstSeenAt),
     firstSeenBy: e.firstSeenBy,
     startedAt: iso(e.startedAt),
     endedAt: iso(e.endedAt),
@@ -55,55 +69,44 @@ export function eventView(state: ClusterState, e: EventRecord, now: number, poli
       approvedAt: iso(e.approvedAt),
       approvedBy: e.approvedBy,
       lease: e.lease
-        ? { holder: e.lease.holder, expiresAt: iso(e.lease.expiresAt), attempt: e.lease.attempt }
+        ? {
+            holder: e.lease.holder,
+            expiresAt: isoTime(e.lease.expiresAt),
+            attempt: e.lease.attempt,
+          }
         : null,
       failedApprovers: e.failedApprovers,
     },
-    hold: e.hold ? { ...e.hold, at: iso(e.hold.at), expiresAt: iso(e.hold.expiresAt) } : null,
-    forceApprove: e.force
-      ? { ...e.force, at: iso(e.force.at), expiresAt: iso(e.force.expiresAt) }
+    hold: e.hold
+      ? { ...e.hold, at: isoTime(e.hold.at), expiresAt: isoTime(e.hold.expiresAt) }
       : null,
-    waitingFor:
-      why?.waitingFor ?? (e.endedAt !== null ? `nothing: the event ended (${e.phase})` : null),
+    forceApprove: e.force
+      ? { ...e.force, at: isoTime(e.force.at), expiresAt: isoTime(e.force.expiresAt) }
+      : null,
+    waitingFor: why?.waitingFor ?? (isEnded(e) ? `nothing: the event ended (${e.phase})` : null),
     blockers: why?.blockers ?? [],
     drained: why?.drained ?? [],
   };
 }
 
-export function readinessView(state: ClusterState, key: string) {
+export function readinessView(state: ClusterState, key: string): ReadinessView[] {
   return Object.values(state.readiness[key] ?? {}).map((r) => ({
     vm: r.vmName,
     inDocument: r.inDocument,
     affected: r.affected,
     drain: r.drain,
     recover: r.recover,
-    updatedAt: iso(r.updatedAt),
+    updatedAt: isoTime(r.updatedAt),
   }));
 }
 
-export function historyView(rows: HistoryRow[]) {
+export function historyView(rows: HistoryRow[]): TimelineEntry[] {
   return rows.map((r) => ({
-    at: iso(r.at),
+    at: isoTime(r.at),
     kind: r.kind,
     ...(r.kind === "transition" ? { from: r.from, to: r.to } : { action: r.to }),
     reason: r.reason,
     ...(r.vm ? { vm: r.vm } : {}),
     ...(r.by ? { by: r.by } : {}),
   }));
-}
-
-export function clusterSummary(state: ClusterState, now: number, policy: Policy) {
-  const members = Object.values(state.members)
-    .sort((a, b) => a.vmName.localeCompare(b.vmName))
-    .map((m) => memberView(m, now, policy));
-  const active = Object.values(state.events)
-    .filter((e) => e.endedAt === null)
-    .sort((a, b) => a.firstSeenAt - b.firstSeenAt)
-    .map((e) => eventView(state, e, now, policy));
-  return {
-    cluster: state.cluster,
-    members,
-    liveMembers: members.filter((m) => m.live).length,
-    activeEvents: active,
-  };
 }

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
+import type { Meter } from "@opentelemetry/api";
 import { loadCoordinatorSettings } from "../config";
 import { type Coordinator, createCoordinator } from "../coordinator";
 import type { Clock } from "../handlers";
@@ -33,6 +34,8 @@ export interface LocalCoordinatorOptions {
   /** How often to sweep; default from a "*\/N * * * * *" QUIESCE_SWEEP_SCHEDULE, else 10 s. 0 disables. */
   sweepIntervalMs?: number;
   retry?: RetryOptions;
+  /** Where metrics go (e.g. an OTel SDK MeterProvider's meter); the global meter by default. */
+  meter?: Meter;
   /** Where log lines go; silent by default. */
   log?: (level: string, message: string) => void;
 }
@@ -88,6 +91,28 @@ function readCapped(
     req.on("end", () => finish(false));
     req.on("error", (e) => (done ? undefined : reject(e)));
   });
+}
+
+/** How much of an oversized body is read and thrown away so the client can read its 413. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 10_000;
+
+/**
+ * The answer to an oversized body (413) is written before the body has been read. Closing the
+ * socket then would make the client's kernel see a reset while it still sends, and most clients
+ * report the reset instead of the 413 they were sent. So the rest of the body is read and
+ * dropped, within a bound (past it, or past the time limit, the connection is cut).
+ */
+function discardRestOf(req: IncomingMessage): void {
+  let discarded = 0;
+  const giveUp = setTimeout(() => req.destroy(), DISCARD_LIMIT_MS);
+  giveUp.unref();
+  req.on("data", (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_LIMIT_BYTES) req.destroy();
+  });
+  req.on("close", () => clearTimeout(giveUp));
+  req.resume();
 }
 
 async function writeResponse(
@@ -158,6 +183,7 @@ export async function startLocalCoordinator(
     const coordinator = await createCoordinator(settings, {
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(opts.meter ? { meter: opts.meter } : {}),
     });
     const context = (functionName: string) =>
       new InvocationContext({
@@ -199,8 +225,10 @@ export async function startLocalCoordinator(
           request,
           context(match.route.name),
         );
-        await writeResponse(res, response, truncated);
-        if (truncated) req.destroy();
+        if (truncated) discardRestOf(req);
+        // Not `connection: close`: Node would close the socket as soon as the answer is out,
+        // under a client still sending. The connection stays usable once the body is read.
+        await writeResponse(res, response, false);
       })().catch((e: unknown) => {
         log("error", `request failed: ${(e as Error).stack ?? String(e)}`);
         if (!res.headersSent)

@@ -1,18 +1,15 @@
 import { odata } from "@azure/data-tables";
-import {
-  type ClusterState,
-  type Decision,
-  type EventRecord,
-  eventKey,
-  type Member,
-  memberKey,
-  type Readiness,
-  type RelayReport,
-  type Transition,
-} from "@quiesce/shared";
-import { fromEntity, type StoredEntity, toEntity } from "./codec";
-import { decodeKey, encodeKey, eventPartition } from "./keys";
-import type { OpCounts, TableName, Tables } from "./tables";
+import type { Decision, RelayReport } from "@quiesce/shared";
+import { type AuditEntry, HistoryLog } from "./history";
+import { IdleMemberCache } from "./idleMemberCache";
+import { decodeKey, encodeKey } from "./keys";
+import type { Loaded } from "./loaded";
+import { StateReader } from "./stateReader";
+import { StateWriter } from "./stateWriter";
+import type { OpCounts, Tables } from "./tables";
+
+export type { AuditEntry, HistoryRow } from "./history";
+export type { Loaded } from "./loaded";
 
 /**
  * The coordinator's state in four tables:
@@ -22,68 +19,27 @@ import type { OpCounts, TableName, Tables } from "./tables";
  * - History:   PK cluster|eventKey, RK time-seq-random      transitions and operator audit
  * Keys are escaped by `encodeKey`; records are JSON in d0..dN (see codec.ts).
  *
- * What a load returns is a ClusterState plus the ETag of every row read; `commit` writes
- * exactly the rows whose object identity changed (the core's contract), each guarded by the
- * ETag it was read with, or created with create-or-409 when it was not there.
+ * A load (stateReader.ts) returns a ClusterState plus the ETag of every row read; `commit`
+ * (stateWriter.ts) writes exactly the rows whose object identity changed (the core's contract).
+ * The status pages read through statusQueries.ts.
  */
-
-/** A member's VMs named by this many events or fewer are point-read; more reads the partition. */
-const POINT_READ_LIMIT = 16;
-
-export interface Loaded {
-  state: ClusterState;
-  etags: Map<string, string>;
-}
-
-export interface HistoryRow {
-  at: number;
-  eventKey: string;
-  from: string | null;
-  to: string;
-  reason: string;
-  vm?: string;
-  by?: string;
-  kind: "transition" | "operator";
-}
-
-export interface AuditEntry {
-  eventKey: string;
-  at: number;
-  by: string;
-  action: string;
-  reason: string;
-  ttlSeconds?: number;
-}
-
-const tag = (table: TableName, pk: string, rk: string) => `${table}|${pk}|${rk}`;
-const ended = (e: EventRecord) => e.endedAt !== null;
-
-/**
- * Idle members this instance read or wrote lately, with their ETags. An idle heartbeat (nothing in
- * its document, no hooks, no approvals) whose member is cached as idle is decided on the cached
- * row without reading it. This is safe against other instances writing the row meanwhile: with no
- * events at the cached incarnation and none in the report, a stale row can only make the core
- * want a write it would not (the ETag then fails, the entry is dropped and the report re-read and
- * re-decided), or skip one for a report that is older than the stored row anyway (IMDS
- * incarnations only grow, and equal incarnations hold equal events).
- */
-const IDLE_CACHE_MAX = 50_000;
-const IDLE_CACHE_TTL_MS = 5 * 60_000;
-
-interface CachedMember {
-  member: Member;
-  etag: string;
-  at: number;
-}
-
 export class ClusterStore {
-  private historySeq = 0;
-  private readonly idleMembers = new Map<string, CachedMember>();
+  private readonly reader: StateReader;
+  private readonly writer: StateWriter;
+  private readonly history: HistoryLog;
 
   constructor(
-    private readonly tables: Tables,
+    /** Read by the status queries (statusQueries.ts), which never write. */
+    readonly tables: Tables,
     private readonly totals: OpCounts,
-  ) {}
+    /** The coordinator's clock: ages the idle-member copies. */
+    clock: { now(): number } = { now: () => Date.now() },
+  ) {
+    const idleMembers = new IdleMemberCache(() => clock.now());
+    this.history = new HistoryLog(tables);
+    this.reader = new StateReader(tables, idleMembers);
+    this.writer = new StateWriter(tables, idleMembers, this.history);
+  }
 
   async init(): Promise<void> {
     await Promise.all(Object.values(this.tables).map((t) => t.create()));
@@ -93,336 +49,24 @@ export class ClusterStore {
     return { ...this.totals };
   }
 
-  // ---------------------------------------------------------------- loading
-
-  /**
-   * Loads what a report concerns. An idle heartbeat (no events in its document, no hooks, no
-   * approvals, and the stored member has no events) costs one point read. Otherwise the
-   * cluster's events partition, the readiness of every active event (plus any the report
-   * names), and the members those events name: every event handed to the core is complete.
-   */
-  async loadForReport(report: RelayReport): Promise<Loaded> {
-    const cluster = report.cluster;
-    const loaded = this.empty(cluster);
-    const mk = memberKey(report.vm.name);
-    const idleReport =
-      (report.document?.Events.length ?? 0) === 0 &&
-      report.hooks.length === 0 &&
-      report.approvals.length === 0;
-    const cached = idleReport ? this.cachedIdleMember(cluster, mk) : undefined;
-    if (cached) {
-      loaded.state.members[mk] = cached.member;
-      loaded.etags.set(tag("Members", encodeKey(cluster), encodeKey(mk)), cached.etag);
-      return loaded;
-    }
-    const member = await this.readMember(loaded, cluster, mk);
-    const reportKeys = new Set<string>([
-      ...(report.document?.Events ?? []).map((e) => eventKey(e.EventId)),
-      ...report.hooks.map((h) => eventKey(h.eventId)),
-      ...report.approvals.map((a) => eventKey(a.eventId)),
-      ...(member?.eventKeys ?? []),
-    ]);
-    if (reportKeys.size === 0) return loaded;
-    const names = new Set<string>([mk]);
-    for (const ev of report.document?.Events ?? [])
-      for (const r of ev.Resources) names.add(memberKey(r));
-    // The core re-decides only the events the report concerns: their readiness and members are
-    // loaded; the cluster's other events come along only for the budget of events in flight.
-    await this.loadActive(loaded, reportKeys, names, { readinessOnlyFor: reportKeys });
-    return loaded;
+  loadForReport(report: RelayReport): Promise<Loaded> {
+    return this.reader.loadForReport(report);
   }
 
-  /** Everything the core needs to act on the cluster's events: for ticks and operator actions. */
-  async loadCluster(cluster: string, alsoEvents: Iterable<string> = []): Promise<Loaded> {
-    const loaded = this.empty(cluster);
-    await this.loadActive(loaded, new Set(alsoEvents), new Set(), { allMembers: true });
-    return loaded;
+  loadCluster(cluster: string, alsoEvents: Iterable<string> = []): Promise<Loaded> {
+    return this.reader.loadCluster(cluster, alsoEvents);
   }
 
-  private empty(cluster: string): Loaded {
-    return {
-      state: { cluster, members: {}, events: {}, readiness: {} },
-      etags: new Map(),
-    };
-  }
-
-  private async loadActive(
-    loaded: Loaded,
-    keys: Set<string>,
-    names: Set<string>,
-    opts: { allMembers?: boolean; readinessOnlyFor?: ReadonlySet<string> } = {},
-  ): Promise<void> {
-    const { cluster } = loaded.state;
-    const pk = encodeKey(cluster);
-    const rows = await this.tables.Events.query(odata`PartitionKey eq ${pk}`);
-    for (const row of rows) {
-      const ev = fromEntity<EventRecord>(row);
-      loaded.state.events[ev.key] = ev;
-      this.remember(loaded, "Events", row);
-    }
-    const only = opts.readinessOnlyFor;
-    const readinessKeys = Object.values(loaded.state.events)
-      .filter((e) => (only ? only.has(e.key) : !ended(e) || keys.has(e.key)))
-      .map((e) => e.key);
-    for (const key of readinessKeys) {
-      const ev = loaded.state.events[key];
-      if (ev && !ended(ev)) for (const r of ev.resources) names.add(memberKey(r));
-    }
-    const wantMembers = [...names].filter((n) => !loaded.state.members[n]);
-    await Promise.all([
-      ...readinessKeys.map((k) => this.readReadiness(loaded, k)),
-      opts.allMembers || wantMembers.length > POINT_READ_LIMIT
-        ? this.readAllMembers(loaded)
-        : Promise.all(wantMembers.map((n) => this.readMember(loaded, cluster, n))),
-    ]);
-  }
-
-  private remember(loaded: Loaded, table: TableName, row: StoredEntity): void {
-    if (row.etag) loaded.etags.set(tag(table, row.partitionKey, row.rowKey), row.etag);
-  }
-
-  private async readMember(
-    loaded: Loaded,
-    cluster: string,
-    mk: string,
-  ): Promise<Member | undefined> {
-    const row = await this.tables.Members.get(encodeKey(cluster), encodeKey(mk));
-    if (!row) return undefined;
-    const member = fromEntity<Member>(row);
-    loaded.state.members[mk] = member;
-    this.remember(loaded, "Members", row);
-    if (row.etag) this.cacheMember(cluster, mk, member, row.etag);
-    return member;
-  }
-
-  private cachedIdleMember(cluster: string, mk: string): CachedMember | undefined {
-    const key = `${cluster}|${mk}`;
-    const hit = this.idleMembers.get(key);
-    if (!hit) return undefined;
-    if (Date.now() - hit.at > IDLE_CACHE_TTL_MS) {
-      this.idleMembers.delete(key);
-      return undefined;
-    }
-    return hit;
-  }
-
-  /** Remembers a member row as this instance last saw it, if it is idle (no events). */
-  private cacheMember(cluster: string, mk: string, member: Member, etag: string): void {
-    const key = `${cluster}|${mk}`;
-    this.idleMembers.delete(key); // re-insert: Map order is then least recently seen first
-    if (member.eventKeys.length > 0) return;
-    this.idleMembers.set(key, { member, etag, at: Date.now() });
-    if (this.idleMembers.size > IDLE_CACHE_MAX) {
-      const oldest = this.idleMembers.keys().next().value;
-      if (oldest !== undefined) this.idleMembers.delete(oldest);
-    }
-  }
-
-  /** A conflict means another instance wrote: forget what this one remembers of that member. */
-  forgetCachedMember(cluster: string, mk: string): void {
-    this.idleMembers.delete(`${cluster}|${mk}`);
-  }
-
-  private async readAllMembers(loaded: Loaded): Promise<void> {
-    const pk = encodeKey(loaded.state.cluster);
-    for (const row of await this.tables.Members.query(odata`PartitionKey eq ${pk}`)) {
-      loaded.state.members[decodeKey(row.rowKey)] = fromEntity<Member>(row);
-      this.remember(loaded, "Members", row);
-    }
-  }
-
-  private async readReadiness(loaded: Loaded, key: string): Promise<void> {
-    const pk = eventPartition(loaded.state.cluster, key);
-    const rows = await this.tables.Readiness.query(odata`PartitionKey eq ${pk}`);
-    const byMember: Record<string, Readiness> = {};
-    for (const row of rows) {
-      byMember[decodeKey(row.rowKey)] = fromEntity<Readiness>(row);
-      this.remember(loaded, "Readiness", row);
-    }
-    loaded.state.readiness[key] = byMember;
-  }
-
-  // ---------------------------------------------------------------- writing
-
-  /**
-   * Writes what the decision changed. Order matters for retries: readiness rows, then events
-   * (an event whose readiness changed is rewritten even if unchanged, so concurrent readiness
-   * changes of one event serialise on its ETag and the last writer decides with every row),
-   * then history, then members, the reporter last: until its row is written, a retry of the
-   * same report re-applies from the start and reaches the same result.
-   * Throws ConcurrencyConflict on 412/409; what was written before stays written (idempotent).
-   */
-  async commit(
+  commit(
     loaded: Loaded,
     decision: Decision,
     opts: { reporter?: string; audit?: AuditEntry } = {},
   ): Promise<void> {
-    const prev = loaded.state;
-    const next = decision.state;
-    const cluster = prev.cluster;
-    const touched = new Set<string>();
-
-    const readinessWrites: Promise<unknown>[] = [];
-    for (const [ek, rows] of Object.entries(next.readiness)) {
-      const before = prev.readiness[ek] ?? {};
-      if (rows === before) continue;
-      for (const [mk, row] of Object.entries(rows)) {
-        if (row === before[mk]) continue;
-        touched.add(ek);
-        const pk = eventPartition(cluster, ek);
-        readinessWrites.push(
-          this.put(
-            loaded,
-            "Readiness",
-            toEntity(pk, encodeKey(mk), row, { vm: row.vmName, updatedAt: row.updatedAt }),
-          ),
-        );
-      }
-    }
-    await Promise.all(readinessWrites);
-
-    // An event entering Approving takes a share of the cluster's maxEventsInFlight budget, a
-    // decision made from every other event's row as read. Those rows are rewritten under their
-    // ETags first, and the approving event only after: of two reports electing approvers for
-    // two events at once, at least one finds a row changed and re-decides with the other lease.
-    const claims = Object.entries(next.events)
-      .filter(([ek, ev]) => ev.phase === "Approving" && prev.events[ek]?.phase !== "Approving")
-      .map(([ek]) => ek);
-    if (claims.length > 0)
-      for (const [ek, ev] of Object.entries(next.events)) if (!ended(ev)) touched.add(ek);
-    const writeEvents = (keys: string[]) =>
-      Promise.all(
-        keys.map((ek) =>
-          this.put(loaded, "Events", this.eventEntity(cluster, next.events[ek] as EventRecord)),
-        ),
-      );
-    const changedEvents = Object.keys(next.events).filter(
-      (ek) => next.events[ek] !== prev.events[ek] || touched.has(ek),
-    );
-    await writeEvents(changedEvents.filter((ek) => !claims.includes(ek)));
-    await writeEvents(claims);
-
-    await this.appendHistory(cluster, decision.transitions, opts.audit);
-
-    const reporterRow = opts.reporter;
-    const memberWrite = async (mk: string, m: Member) => {
-      const entity = toEntity(encodeKey(cluster), encodeKey(mk), m, {
-        vm: m.vmName,
-        lastSeenAt: m.lastSeenAt,
-      });
-      try {
-        await this.put(loaded, "Members", entity);
-      } catch (e) {
-        this.forgetCachedMember(cluster, mk);
-        throw e;
-      }
-      const etag = loaded.etags.get(tag("Members", entity.partitionKey, entity.rowKey));
-      if (etag) this.cacheMember(cluster, mk, m, etag);
-    };
-    await Promise.all(
-      Object.entries(next.members)
-        .filter(([mk, m]) => mk !== reporterRow && m !== prev.members[mk])
-        .map(([mk, m]) => memberWrite(mk, m)),
-    );
-    if (reporterRow) {
-      const m = next.members[reporterRow];
-      if (m && m !== prev.members[reporterRow]) await memberWrite(reporterRow, m);
-    }
-
-    for (const key of decision.forget) await this.forgetEvent(cluster, key);
+    return this.writer.commit(loaded, decision, opts);
   }
 
-  private eventEntity(cluster: string, ev: EventRecord): StoredEntity {
-    return toEntity(encodeKey(cluster), encodeKey(ev.key), ev, {
-      eventId: ev.eventId,
-      phase: ev.phase,
-      ended: ended(ev),
-      endedAt: ev.endedAt ?? undefined,
-    });
-  }
-
-  private async put(loaded: Loaded, table: TableName, entity: StoredEntity): Promise<void> {
-    const t = tag(table, entity.partitionKey, entity.rowKey);
-    const etag = loaded.etags.get(t);
-    const fresh = etag
-      ? await this.tables[table].replace(entity, etag)
-      : await this.tables[table].insert(entity);
-    loaded.etags.set(t, fresh);
-  }
-
-  private async appendHistory(
-    cluster: string,
-    transitions: Transition[],
-    audit?: AuditEntry,
-  ): Promise<void> {
-    const rows: StoredEntity[] = transitions.map((t) =>
-      this.historyEntity(cluster, t.eventKey, t.at, {
-        kind: "transition",
-        from: t.from ?? undefined,
-        to: t.to,
-        reason: t.reason,
-        vm: t.vm,
-      }),
-    );
-    if (audit)
-      rows.push(
-        this.historyEntity(cluster, audit.eventKey, audit.at, {
-          kind: "operator",
-          action: audit.action,
-          by: audit.by,
-          reason: audit.reason,
-          ttlSeconds: audit.ttlSeconds,
-        }),
-      );
-    await Promise.all(rows.map((r) => this.tables.History.insert(r)));
-  }
-
-  private historyEntity(
-    cluster: string,
-    ek: string,
-    at: number,
-    columns: Record<string, string | number | undefined>,
-  ): StoredEntity {
-    // Time first so a partition reads in time order; seq and a random suffix keep two rows of
-    // the same millisecond (here or on another instance) apart and in write order.
-    this.historySeq = (this.historySeq + 1) % 1_000_000;
-    const rk = `${String(at).padStart(15, "0")}-${String(this.historySeq).padStart(6, "0")}-${Math.random().toString(36).slice(2, 8)}`;
-    const entity: StoredEntity = {
-      partitionKey: eventPartition(cluster, ek),
-      rowKey: rk,
-      at,
-      eventKey: ek,
-    };
-    for (const [k, v] of Object.entries(columns))
-      if (v !== undefined) entity[k] = typeof v === "string" ? v.slice(0, 30_000) : v;
-    return entity;
-  }
-
-  async forgetEvent(cluster: string, key: string): Promise<void> {
-    const pk = eventPartition(cluster, key);
-    const rows = await this.tables.Readiness.query(odata`PartitionKey eq ${pk}`, [
-      "PartitionKey",
-      "RowKey",
-    ]);
-    await this.tables.Readiness.removeAll(rows);
-    await this.tables.Events.remove(encodeKey(cluster), encodeKey(key));
-  }
-
-  // ---------------------------------------------------------------- reading for the status API
-
-  async readHistory(cluster: string, key: string): Promise<HistoryRow[]> {
-    const pk = eventPartition(cluster, key);
-    const rows = await this.tables.History.query(odata`PartitionKey eq ${pk}`);
-    return rows.map((r) => ({
-      at: Number(r.at),
-      eventKey: key,
-      kind: r.kind === "operator" ? "operator" : "transition",
-      from: typeof r.from === "string" ? r.from : null,
-      to: typeof r.to === "string" ? r.to : typeof r.action === "string" ? r.action : "",
-      reason: String(r.reason ?? ""),
-      ...(typeof r.vm === "string" ? { vm: r.vm } : {}),
-      ...(typeof r.by === "string" ? { by: r.by } : {}),
-    }));
+  forgetEvent(cluster: string, key: string): Promise<void> {
+    return this.writer.forgetEvent(cluster, key);
   }
 
   /** Whether the cluster holds this event (one point read). */
@@ -435,15 +79,6 @@ export class ClusterStore {
     const rk = encodeKey(key);
     const rows = await this.tables.Events.query(odata`RowKey eq ${rk}`, ["PartitionKey", "RowKey"]);
     return rows.map((r) => decodeKey(r.partitionKey)).sort();
-  }
-
-  /** Every cluster with a member or a not-ended event. */
-  async listClusters(): Promise<string[]> {
-    const [members, events] = await Promise.all([
-      this.tables.Members.query(undefined, ["PartitionKey", "RowKey"]),
-      this.tables.Events.query(odata`ended eq ${false}`, ["PartitionKey", "RowKey"]),
-    ]);
-    return [...new Set([...members, ...events].map((r) => decodeKey(r.partitionKey)))].sort();
   }
 
   /**
@@ -459,12 +94,7 @@ export class ClusterStore {
   }
 
   /** Deletes history rows older than the cutoff. */
-  async purgeHistory(before: number): Promise<number> {
-    const rows = await this.tables.History.query(odata`at lt ${before}`, [
-      "PartitionKey",
-      "RowKey",
-    ]);
-    await this.tables.History.removeAll(rows);
-    return rows.length;
+  purgeHistory(before: number): Promise<number> {
+    return this.history.purge(before);
   }
 }

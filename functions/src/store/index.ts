@@ -3,4 +3,5 @@ export * from "./codec";
 export * from "./keys";
 export * from "./open";
 export * from "./retry";
+export * from "./statusQueries";
 export * from "./tables";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeKey, encodeKey, KeyTooLongError } from "./keys";
+import { decodeKey, encodeKey, eventPartition, KeyTooLongError } from "./keys";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: detecting them is the point
 const FORBIDDEN = /[/\\#?\u0000-\u001f\u007f-\u009f]/;
@@ -34,8 +34,16 @@ describe("table key encoding", () => {
     );
   });
 
-  it("refuses a key longer than 1 KiB once encoded", () => {
-    expect(() => encodeKey("#".repeat(400))).toThrow(KeyTooLongError);
-    expect(() => encodeKey("a".repeat(1024))).not.toThrow();
+  it("refuses a key longer than 512 UTF-16 code units once encoded (Table Storage's 1 KiB of UTF-16)", () => {
+    expect(() => encodeKey("a".repeat(512))).not.toThrow();
+    expect(() => encodeKey("🙂".repeat(256))).not.toThrow();
+    expect(() => encodeKey("a".repeat(513))).toThrow(KeyTooLongError);
+    expect(() => encodeKey("🙂".repeat(257))).toThrow(KeyTooLongError);
+    expect(() => encodeKey("#".repeat(171))).toThrow(KeyTooLongError); // 513 once escaped
+  });
+
+  it("refuses an event partition (cluster|eventKey) over the limit", () => {
+    expect(() => eventPartition("c".repeat(63), "e".repeat(448))).not.toThrow();
+    expect(() => eventPartition("c".repeat(63), "e".repeat(449))).toThrow(KeyTooLongError);
   });
 });

@@ -1,12 +1,18 @@
+import { eventKey, memberKey } from "@quiesce/shared";
+
 /**
  * Table Storage forbids `/ \ # ?` and control characters (U+0000-U+001F, U+007F-U+009F) in
  * PartitionKey and RowKey, and limits each to 1 KiB. VM names, resource ids and EventIds come
  * from outside, so every key is escaped reversibly: those characters, `%` itself (the escape),
  * `'` (so a key can never close an OData string literal) and lone surrogates (which UTF-8 cannot
  * carry) become `%XX` / `%uXXXX`. Everything else, including non-ASCII letters, passes through.
+ *
+ * The 1 KiB is of UTF-16 (the service stores keys as UTF-16), so it is 512 UTF-16 code units,
+ * whatever their UTF-8 length: Azurite accepts 512 `a`, 512 `é` or 256 `🙂` and refuses one more
+ * (measured; Microsoft's "Understanding the Table service data model" gives the 1 KiB).
  */
 
-const MAX_KEY_BYTES = 1024;
+export const MAX_KEY_LENGTH = 512;
 
 const NEEDS_ESCAPE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping control characters is the point
@@ -23,8 +29,10 @@ export function encodeKey(text: string): string {
       ? `%${code.toString(16).toUpperCase().padStart(2, "0")}`
       : `%u${code.toString(16).toUpperCase().padStart(4, "0")}`;
   });
-  if (Buffer.byteLength(encoded, "utf8") > MAX_KEY_BYTES)
-    throw new KeyTooLongError(`table key longer than ${MAX_KEY_BYTES} bytes once encoded`);
+  if (encoded.length > MAX_KEY_LENGTH)
+    throw new KeyTooLongError(
+      `too long to be a table key once escaped (${encoded.length} > ${MAX_KEY_LENGTH} UTF-16 code units)`,
+    );
   return encoded;
 }
 
@@ -40,5 +48,49 @@ export function decodeKey(key: string): string {
 export function eventPartition(cluster: string, eventKey: string): string {
   // `|` is never escaped, but neither a cluster name (ClusterName) nor an escaped key's prefix
   // ambiguity matters: the cluster part cannot contain `|`, so the split is unique.
-  return `${encodeKey(cluster)}|${encodeKey(eventKey)}`;
+  const pk = `${encodeKey(cluster)}|${encodeKey(eventKey)}`;
+  if (pk.length > MAX_KEY_LENGTH)
+    throw new KeyTooLongError(
+      `too long to be a table key with its cluster once escaped (${pk.length} > ${MAX_KEY_LENGTH} UTF-16 code units)`,
+    );
+  return pk;
+}
+
+/**
+ * Every table key a report would touch, checked before anything is read or written, so a name
+ * too long to store is refused whole (400, naming the field) instead of failing half-way through
+ * a commit. One line per offending field.
+ */
+export function reportKeyProblems(report: {
+  cluster: string;
+  vm: { name: string };
+  document: { Events: { EventId: string; Resources: string[] }[] } | null;
+  hooks: { eventId: string }[];
+  approvals: { eventId: string }[];
+}): string[] {
+  const problems: string[] = [];
+  const check = (path: string, make: () => string) => {
+    try {
+      make();
+    } catch (e) {
+      if (!(e instanceof KeyTooLongError)) throw e;
+      problems.push(`${path}: ${e.message}`);
+    }
+  };
+  check("vm.name", () => encodeKey(memberKey(report.vm.name)));
+  const eventIds = (list: { eventId: string }[], path: string) =>
+    list.forEach((x, i) => {
+      check(`${path}.${i}.eventId`, () => eventPartition(report.cluster, eventKey(x.eventId)));
+    });
+  report.document?.Events.forEach((ev, i) => {
+    check(`document.Events.${i}.EventId`, () =>
+      eventPartition(report.cluster, eventKey(ev.EventId)),
+    );
+    ev.Resources.forEach((name, j) => {
+      check(`document.Events.${i}.Resources.${j}`, () => encodeKey(memberKey(name)));
+    });
+  });
+  eventIds(report.hooks, "hooks");
+  eventIds(report.approvals, "approvals");
+  return problems.slice(0, 10);
 }

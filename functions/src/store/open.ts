@@ -1,21 +1,52 @@
 import { DefaultAzureCredential, ManagedIdentityCredential } from "@azure/identity";
 import type { CoordinatorSettings } from "../config";
 import { ClusterStore } from "./clusterStore";
-import { openTables, zeroCounts } from "./tables";
+import {
+  CountedTable,
+  openTables,
+  type TableConnection,
+  type TableObserver,
+  tableClient,
+  zeroCounts,
+} from "./tables";
 
 /**
  * A connection string (Azurite, or key-based access) or the table endpoint reached with the
  * app's managed identity: user-assigned when QUIESCE_STORAGE_CLIENT_ID is set.
  */
-export function openStore(settings: CoordinatorSettings): ClusterStore {
-  const totals = zeroCounts();
-  const connection = settings.QUIESCE_STORAGE_CONNECTION_STRING
+export function tableConnection(settings: CoordinatorSettings): TableConnection {
+  return settings.QUIESCE_STORAGE_CONNECTION_STRING
     ? { connectionString: settings.QUIESCE_STORAGE_CONNECTION_STRING }
     : {
-        endpoint: settings.QUIESCE_TABLE_ENDPOINT,
+        ...(settings.QUIESCE_TABLE_ENDPOINT ? { endpoint: settings.QUIESCE_TABLE_ENDPOINT } : {}),
         credential: settings.QUIESCE_STORAGE_CLIENT_ID
           ? new ManagedIdentityCredential({ clientId: settings.QUIESCE_STORAGE_CLIENT_ID })
           : new DefaultAzureCredential(),
       };
-  return new ClusterStore(openTables(connection, settings.QUIESCE_TABLE_PREFIX, totals), totals);
+}
+
+export function openStore(
+  settings: CoordinatorSettings,
+  clock: { now(): number } = { now: () => Date.now() },
+  observer?: TableObserver,
+): ClusterStore {
+  const totals = zeroCounts();
+  return new ClusterStore(
+    openTables(tableConnection(settings), settings.QUIESCE_TABLE_PREFIX, totals, observer),
+    totals,
+    clock,
+  );
+}
+
+/** The notification outbox: its own table, its own counters (not a report's cost). */
+export function openOutboxTable(
+  settings: CoordinatorSettings,
+  observer?: TableObserver,
+): CountedTable {
+  return new CountedTable(
+    tableClient(tableConnection(settings), `${settings.QUIESCE_TABLE_PREFIX}Outbox`),
+    zeroCounts(),
+    observer,
+    "Outbox",
+  );
 }

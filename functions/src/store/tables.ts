@@ -47,11 +47,42 @@ export function isStorageUnavailable(e: unknown): boolean {
   return status === undefined || status === 429 || status >= 500;
 }
 
+export type TableOperation = "get" | "query" | "insert" | "replace" | "delete" | "batch";
+export type TableOutcome = "ok" | "conflict" | "notFound" | "error";
+
+/** Told the duration and outcome of every table call (metrics); must be cheap and never throw. */
+export type TableObserver = (
+  table: string,
+  operation: TableOperation,
+  ms: number,
+  outcome: TableOutcome,
+) => void;
+
 export class CountedTable {
   constructor(
     private readonly client: TableClient,
     private readonly totals: OpCounts,
+    private readonly observer?: TableObserver,
+    private readonly label = "",
   ) {}
+
+  /** Times `fn` for the observer, if any (none: no clock read at all). */
+  private async timed<T>(op: TableOperation, fn: () => Promise<T>): Promise<T> {
+    const observe = this.observer;
+    if (!observe) return fn();
+    const t0 = performance.now();
+    let outcome: TableOutcome = "ok";
+    try {
+      return await fn();
+    } catch (e) {
+      const status = statusOf(e);
+      outcome =
+        status === 409 || status === 412 ? "conflict" : status === 404 ? "notFound" : "error";
+      throw e;
+    } finally {
+      observe(this.label, op, performance.now() - t0, outcome);
+    }
+  }
 
   private bump(kind: keyof OpCounts): void {
     this.totals[kind]++;
@@ -66,9 +97,9 @@ export class CountedTable {
   async get(partitionKey: string, rowKey: string): Promise<StoredEntity | null> {
     this.bump("reads");
     try {
-      return (await this.client.getEntity(partitionKey, rowKey)) as TableEntityResult<
-        Record<string, unknown>
-      > as StoredEntity;
+      return (await this.timed("get", () =>
+        this.client.getEntity(partitionKey, rowKey),
+      )) as TableEntityResult<Record<string, unknown>> as StoredEntity;
     } catch (e) {
       if (statusOf(e) === 404) return null;
       throw e;
@@ -83,7 +114,7 @@ export class CountedTable {
       .byPage({ maxPageSize: 1000 });
     for (;;) {
       this.bump("queries");
-      const page = await pages.next();
+      const page = await this.timed("query", () => pages.next());
       if (page.done) break;
       for (const row of page.value) rows.push(row as unknown as StoredEntity);
       if (!page.value.continuationToken) break;
@@ -96,7 +127,7 @@ export class CountedTable {
     this.bump("writes");
     try {
       const { etag: _drop, ...body } = entity;
-      const res = await this.client.createEntity(body);
+      const res = await this.timed("insert", () => this.client.createEntity(body));
       return res.etag ?? "";
     } catch (e) {
       if (statusOf(e) === 409) {
@@ -112,7 +143,9 @@ export class CountedTable {
     this.bump("writes");
     try {
       const { etag: _drop, ...body } = entity;
-      const res = await this.client.updateEntity(body, "Replace", { etag });
+      const res = await this.timed("replace", () =>
+        this.client.updateEntity(body, "Replace", { etag }),
+      );
       return res.etag ?? "";
     } catch (e) {
       const status = statusOf(e);
@@ -127,7 +160,7 @@ export class CountedTable {
   async remove(partitionKey: string, rowKey: string, etag = "*"): Promise<void> {
     this.bump("writes");
     try {
-      await this.client.deleteEntity(partitionKey, rowKey, { etag });
+      await this.timed("delete", () => this.client.deleteEntity(partitionKey, rowKey, { etag }));
     } catch (e) {
       if (statusOf(e) === 404) return;
       if (statusOf(e) === 412) {
@@ -150,7 +183,7 @@ export class CountedTable {
           .map((r) => ["delete", { partitionKey: r.partitionKey, rowKey: r.rowKey }]);
         this.bump("writes");
         try {
-          await this.client.submitTransaction(actions);
+          await this.timed("batch", () => this.client.submitTransaction(actions));
         } catch (e) {
           // A row deleted meanwhile fails the whole batch: fall back to one by one.
           if (statusOf(e) !== 404) throw e;
@@ -169,23 +202,28 @@ export interface TableConnection {
 
 export type Tables = Record<TableName, CountedTable>;
 
-export function openTables(connection: TableConnection, prefix: string, totals: OpCounts): Tables {
-  const client = (name: string): TableClient => {
-    if (connection.connectionString) {
-      const insecure = /DefaultEndpointsProtocol=http;|TableEndpoint=http:\/\//i.test(
-        connection.connectionString,
-      );
-      return TableClient.fromConnectionString(connection.connectionString, name, {
-        allowInsecureConnection: insecure,
-      });
-    }
-    if (!connection.endpoint || !connection.credential)
-      throw new Error(
-        "a table connection needs a connection string or an endpoint and a credential",
-      );
-    return new TableClient(connection.endpoint, name, connection.credential);
-  };
+export function openTables(
+  connection: TableConnection,
+  prefix: string,
+  totals: OpCounts,
+  observer?: TableObserver,
+): Tables {
   const tables = {} as Tables;
-  for (const t of TABLE_NAMES) tables[t] = new CountedTable(client(`${prefix}${t}`), totals);
+  for (const t of TABLE_NAMES)
+    tables[t] = new CountedTable(tableClient(connection, `${prefix}${t}`), totals, observer, t);
   return tables;
+}
+
+export function tableClient(connection: TableConnection, name: string): TableClient {
+  if (connection.connectionString) {
+    const insecure = /DefaultEndpointsProtocol=http;|TableEndpoint=http:\/\//i.test(
+      connection.connectionString,
+    );
+    return TableClient.fromConnectionString(connection.connectionString, name, {
+      allowInsecureConnection: insecure,
+    });
+  }
+  if (!connection.endpoint || !connection.credential)
+    throw new Error("a table connection needs a connection string or an endpoint and a credential");
+  return new TableClient(connection.endpoint, name, connection.credential);
 }

@@ -10,11 +10,11 @@ const REFRESH_BEFORE_MS = 5 * 60 * 1000;
 
 export function tokenSource(settings: RelaySettings): TokenSource {
   if (settings.QUIESCE_AUTH_MODE === "sharedKey") {
-    const key = settings.QUIESCE_RELAY_KEY ?? "";
+    const key = settings.QUIESCE_RELAY_KEY;
     return { token: async () => key };
   }
   return managedIdentityTokenSource(
-    `${settings.QUIESCE_ENTRA_AUDIENCE?.replace(/\/+$/, "")}/.default`,
+    `${settings.QUIESCE_ENTRA_AUDIENCE.replace(/\/+$/, "")}/.default`,
     settings.QUIESCE_MANAGED_IDENTITY_CLIENT_ID,
   );
 }

@@ -1,10 +1,15 @@
-import { describeZodError, type RelayReport, ReportResponse } from "@quiesce/shared";
+import {
+  parseReportResponse,
+  type RelayReport,
+  type ReportResponse,
+  type SkippedDirective,
+} from "@quiesce/shared";
 import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
 import type { TokenSource } from "./auth";
 
 export type ReportOutcome =
-  | { ok: true; response: ReportResponse }
+  | { ok: true; response: ReportResponse; skipped: SkippedDirective[] }
   | { ok: false; error: string; status?: number };
 
 /** POSTs a RelayReport to the coordinator and parses its answer; one attempt (the loop retries). */
@@ -46,15 +51,10 @@ export class CoordinatorClient {
       } catch {
         return { ok: false, status: res.status, error: "answer is not JSON" };
       }
-      const parsed = ReportResponse.safeParse(json);
-      if (!parsed.success) {
-        return {
-          ok: false,
-          status: res.status,
-          error: `answer malformed: ${describeZodError(parsed.error)}`,
-        };
-      }
-      return { ok: true, response: parsed.data };
+      const parsed = parseReportResponse(json);
+      if (!parsed.ok)
+        return { ok: false, status: res.status, error: `answer malformed: ${parsed.error}` };
+      return { ok: true, ...parsed.value };
     } catch (e) {
       return { ok: false, error: errorText(e) };
     }

@@ -1,10 +1,13 @@
 import {
   type ApprovalResult,
+  dict,
   type EventHooks,
+  entryOf,
   eventKey,
   type HookRun,
   namesVm,
   type ScheduledEventsDocument,
+  withEntry,
 } from "@quiesce/shared";
 import type { EventRecord, HookKind, RelayState } from "./state";
 
@@ -27,12 +30,12 @@ export function observeDocument(
   vmName: string,
   now: number,
 ): RelayState {
-  const events: Record<string, EventRecord> = { ...state.events };
+  const events = dict(Object.entries(state.events)); // EventIds come from IMDS: see dict.ts
   const present = new Set<string>();
   for (const event of doc.Events) {
     const key = eventKey(event.EventId);
     present.add(key);
-    const known = events[key];
+    const known = entryOf(events, key);
     if (known) {
       events[key] = { ...known, event, goneAt: undefined };
     } else if (namesVm(event, vmName)) {
@@ -68,7 +71,7 @@ export function dueHooks(state: RelayState): HookAction[] {
 }
 
 export function hookStarted(state: RelayState, action: HookAction, now: number): RelayState {
-  const rec = state.events[action.key];
+  const rec = entryOf(state.events, action.key);
   if (!rec) return state;
   const previous = rec[action.kind];
   const run: HookRun = {
@@ -85,7 +88,7 @@ export function hookFinished(
   outcome: { ok: boolean; detail: string },
   now: number,
 ): RelayState {
-  const rec = state.events[action.key];
+  const rec = entryOf(state.events, action.key);
   const run = rec?.[action.kind];
   if (!rec || !run) return state;
   const done: HookRun = {
@@ -94,12 +97,12 @@ export function hookFinished(
     finishedAt: iso(now),
     detail: outcome.detail.slice(0, 1024),
   };
-  return { ...state, events: { ...state.events, [action.key]: { ...rec, [action.kind]: done } } };
+  return { ...state, events: withEntry(state.events, action.key, { ...rec, [action.kind]: done }) };
 }
 
 /** A hook that was running when the relay stopped is interrupted: it runs again at next start. */
 export function markInterrupted(state: RelayState, now: number, detail: string): RelayState {
-  const events: Record<string, EventRecord> = {};
+  const events = dict<EventRecord>();
   for (const [key, rec] of Object.entries(state.events)) {
     const fix = (run: HookRun | undefined): HookRun | undefined =>
       run?.status === "running"
@@ -113,9 +116,9 @@ export function markInterrupted(state: RelayState, now: number, detail: string):
 /** The coordinator's recover directive: only for an event we drained for (idempotent). */
 export function requestRecover(state: RelayState, eventId: string): RelayState {
   const key = eventKey(eventId);
-  const rec = state.events[key];
+  const rec = entryOf(state.events, key);
   if (!rec || rec.drain === undefined || rec.recoverRequested) return state;
-  return { ...state, events: { ...state.events, [key]: { ...rec, recoverRequested: true } } };
+  return { ...state, events: withEntry(state.events, key, { ...rec, recoverRequested: true }) };
 }
 
 export const APPROVALS_KEPT = 20;
@@ -126,7 +129,7 @@ const finished = (run: HookRun | undefined) =>
 
 /** Forget what the coordinator no longer needs, so state and reports stay bounded. */
 export function prune(state: RelayState, now: number): RelayState {
-  const events: Record<string, EventRecord> = {};
+  const events = dict<EventRecord>();
   for (const [key, rec] of Object.entries(state.events)) {
     const goneFor = rec.goneAt ? now - Date.parse(rec.goneAt) : 0;
     const settled = rec.drain === undefined || finished(rec.recover);

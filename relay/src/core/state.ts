@@ -1,4 +1,4 @@
-import { ApprovalResult, HookRun, IsoTime, ScheduledEvent } from "@quiesce/shared";
+import { ApprovalResult, dict, HookRun, IsoTime, ScheduledEvent } from "@quiesce/shared";
 import { z } from "zod";
 
 /**
@@ -27,9 +27,10 @@ export type EventRecord = z.infer<typeof EventRecord>;
 export const RelayState = z.object({
   stateVersion: z.literal(1),
   /** Keyed by eventKey(EventId): ids compare case-insensitively. */
-  events: z.record(z.string(), EventRecord),
+  // Null-prototype (dict.ts): an EventId such as "constructor" is a key like any other.
+  events: z.record(z.string(), EventRecord).transform((r) => dict(Object.entries(r))),
   approvals: z.array(ApprovalResult),
 });
 export type RelayState = z.infer<typeof RelayState>;
 
-export const emptyState = (): RelayState => ({ stateVersion: 1, events: {}, approvals: [] });
+export const emptyState = (): RelayState => ({ stateVersion: 1, events: dict(), approvals: [] });

@@ -12,7 +12,18 @@ export interface HookPayload {
   event: ScheduledEvent;
 }
 
+/**
+ * Environment variables cannot carry NUL (spawn refuses the whole hook), and IMDS text is not
+ * ours to trust: a NUL becomes U+FFFD here, so an odd document never stops a drain. The exact
+ * text stays in QUIESCE_EVENT_JSON and on stdin (JSON escapes it).
+ */
 export function hookEnvironment(p: HookPayload): Record<string, string> {
+  const env = rawEnvironment(p);
+  for (const [k, v] of Object.entries(env)) env[k] = v.replaceAll("\u0000", "\ufffd");
+  return env;
+}
+
+function rawEnvironment(p: HookPayload): Record<string, string> {
   const e = p.event;
   return {
     QUIESCE_HOOK: p.hook,

@@ -49,6 +49,18 @@ describe("hook runner", () => {
     expect(JSON.parse(await readFile(join(dir.path, "stdin"), "utf8"))).toEqual(payload);
   });
 
+  it("runs the hook for an event whose text holds NUL or shell syntax: never interpolated, NUL replaced in env", async () => {
+    const cmd = `printf '%s' "$QUIESCE_EVENT_ID" > ${dir.path}/id; cat > ${dir.path}/stdin`;
+    const run = hookRunner(parseRelaySettings({ ...base, QUIESCE_DRAIN_COMMAND: cmd }));
+    const odd = { ...payload, event: { ...payload.event, EventId: "E\u0000$(touch pwned);`id`" } };
+    const out = await run(odd, 5_000, new AbortController().signal);
+    expect(out.result).toBe("succeeded");
+    expect(await readFile(join(dir.path, "id"), "utf8")).toBe("E\ufffd$(touch pwned);`id`");
+    expect(JSON.parse(await readFile(join(dir.path, "stdin"), "utf8")).event.EventId).toBe(
+      odd.event.EventId,
+    );
+  });
+
   it("records a non-zero exit as failed with the last output line", async () => {
     const run = hookRunner(
       parseRelaySettings({

@@ -15,8 +15,12 @@ export class CoordinatorStandIn extends LoopbackServer {
   nextReportInSeconds = 1;
   /** Directives sent with every answer while set (a coordinator repeats them while the lease holds). */
   standing: Directive[] = [];
-  /** Directives sent once, with the next answer. */
-  once: Directive[] = [];
+  /** Directives sent once, with the next answer (raw: a test may send kinds no relay knows). */
+  once: (Directive | Record<string, unknown>)[] = [];
+  /** The protocol version this coordinator claims. */
+  protocol = "1.0";
+  /** Fields a newer coordinator adds to its answer. */
+  extraFields: Record<string, unknown> = {};
 
   last(): RelayReport | undefined {
     return this.reports[this.reports.length - 1];
@@ -49,7 +53,8 @@ export class CoordinatorStandIn extends LoopbackServer {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
         JSON.stringify({
-          protocol: "1.0",
+          ...this.extraFields,
+          protocol: this.protocol,
           applied: true,
           nextReportInSeconds: this.nextReportInSeconds,
           directives,

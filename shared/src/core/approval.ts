@@ -1,6 +1,13 @@
+import { dict } from "./dict";
 import { isLive } from "./liveness";
 import type { Policy } from "./policy";
-import { type ClusterState, type EventRecord, memberKey, type Phase } from "./state";
+import {
+  type ClusterState,
+  type EventRecord,
+  memberKey,
+  type Phase,
+  type Readiness,
+} from "./state";
 import type { Blocker } from "./types";
 
 export interface ApprovalDecision {
@@ -44,14 +51,22 @@ export function decideApproval(
 ): ApprovalDecision {
   const blockers: Blocker[] = [];
   const drained: string[] = [];
-  const rows = state.readiness[event.key] ?? {};
+  const rows = state.readiness[event.key] ?? dict<Readiness>();
+  const disputes = event.resourceDisputes ?? [];
   for (const vm of event.resources) {
     const mk = memberKey(vm);
     const row = rows[mk];
     const member = state.members[mk];
     const drain = row?.drain ?? null;
+    const dispute = disputes.find((d) => d.vm === mk);
     if (drain?.status === "succeeded") {
       drained.push(vm);
+    } else if (dispute) {
+      blockers.push({
+        vm,
+        reason: "resourcesDisputed",
+        detail: `${dispute.namedBy}'s document of incarnation ${dispute.incarnation} names it in Resources, its own relay's does not; waiting for a newer document, its drain, or an operator`,
+      });
     } else if (drain?.status === "failed") {
       if (policy.onDrainFailure === "proceed") drained.push(vm);
       else

@@ -1,9 +1,11 @@
 import { eventKey, namesVm, notBeforeMs, type ScheduledEvent } from "../imds/scheduledEvents";
 import type { Directive, RelayReport } from "../protocol/v1";
+import { dict, withEntry } from "./dict";
 import { type Candidate, DELETES_VMS, evaluateEvent, isEnded } from "./evaluate";
 import { newerHookRun, sameHookRun } from "./hooks";
 import { isLive, livenessGranularityMs } from "./liveness";
 import type { Policy } from "./policy";
+import { applyResourceView, guardOf } from "./resources";
 import {
   type ClusterState,
   type EventRecord,
@@ -48,7 +50,7 @@ export function applyReport(
     (doc?.Events ?? []).map((ev) => [eventKey(ev.EventId), ev]),
   );
   const member = nextMember(prev, report, docEvents, now, policy);
-  const members = member === prev ? state.members : { ...state.members, [mk]: member };
+  const members = member === prev ? state.members : withEntry(state.members, mk, member);
   let events = state.events;
   let readiness = state.readiness;
   const transitions: Transition[] = [];
@@ -56,15 +58,22 @@ export function applyReport(
   // Events in this document: create or update their records.
   for (const [key, ev] of docEvents) {
     const stored = events[key];
-    const updated = observeEvent(stored, ev, report.vm.name, now, transitions);
-    if (updated !== stored) events = { ...events, [key]: updated };
+    const updated = observeEvent(
+      stored,
+      ev,
+      report.vm.name,
+      doc?.DocumentIncarnation ?? 0,
+      now,
+      transitions,
+    );
+    if (updated !== stored) events = withEntry(events, key, updated);
   }
   // Events this relay had and no longer has (with a newer incarnation): they left the document.
   if (doc && prev) {
     for (const key of prev.eventKeys) {
       const stored = events[key];
       if (!docEvents.has(key) && stored && stored.leftAt === null) {
-        events = { ...events, [key]: { ...stored, leftAt: now } };
+        events = withEntry(events, key, { ...stored, leftAt: now });
         transitions.push({
           eventKey: key,
           at: now,
@@ -82,11 +91,11 @@ export function applyReport(
   const rowKeys = new Set([...docEvents.keys(), ...hooksByKey.keys(), ...(prev?.eventKeys ?? [])]);
   for (const key of rowKeys) {
     if (!events[key]) continue; // hook state for an event the coordinator never saw: nothing to attach it to
-    const rows = readiness[key] ?? {};
+    const rows = readiness[key] ?? dict<Readiness>();
     const stored = rows[mk];
     const ev = docEvents.get(key);
     const row = nextReadiness(stored, report.vm.name, ev, doc !== null, hooksByKey.get(key), now);
-    if (row !== stored) readiness = { ...readiness, [key]: { ...rows, [mk]: row } };
+    if (row !== stored) readiness = withEntry(readiness, key, withEntry(rows, mk, row));
   }
 
   // Approval results the relay reports for leases it held.
@@ -95,7 +104,7 @@ export function applyReport(
     const stored = events[key];
     if (!stored || stored.approvedAt !== null || stored.lease?.holder !== mk) continue;
     if (a.outcome === "accepted") {
-      events = { ...events, [key]: { ...stored, approvedAt: now, approvedBy: report.vm.name } };
+      events = withEntry(events, key, { ...stored, approvedAt: now, approvedBy: report.vm.name });
       transitions.push({
         eventKey: key,
         at: now,
@@ -105,14 +114,11 @@ export function applyReport(
         vm: report.vm.name,
       });
     } else if (a.outcome === "rejected" || a.outcome === "failed") {
-      events = {
-        ...events,
-        [key]: {
-          ...stored,
-          lease: null,
-          failedApprovers: [...new Set([...stored.failedApprovers, mk])],
-        },
-      };
+      events = withEntry(events, key, {
+        ...stored,
+        lease: null,
+        failedApprovers: [...new Set([...stored.failedApprovers, mk])],
+      });
       transitions.push({
         eventKey: key,
         at: now,
@@ -192,7 +198,7 @@ function deletedWithTheirVms(
     if (!DELETES_VMS.has(e.eventType) || e.status !== "Started" || e.leftAt !== null) continue;
     const rows = Object.entries(state.readiness[e.key] ?? {});
     if (rows.some(([mk, r]) => r.inDocument && isLive(state.members[mk], now, policy))) continue;
-    events = { ...events, [e.key]: { ...e, leftAt: now } };
+    events = withEntry(events, e.key, { ...e, leftAt: now });
     transitions.push({
       eventKey: e.key,
       at: now,
@@ -257,10 +263,10 @@ export function applyOperatorAction(
   const transitions: Transition[] = [
     { eventKey: key, at: now, from: stored.phase, to: stored.phase, reason: `operator: ${reason}` },
   ];
-  const withAction: ClusterState = { ...state, events: { ...state.events, [key]: updated } };
+  const withAction: ClusterState = { ...state, events: withEntry(state.events, key, updated) };
   const evaluated = evaluateEvent(withAction, updated, now, policy, null);
   return {
-    state: { ...withAction, events: { ...withAction.events, [key]: evaluated.event } },
+    state: { ...withAction, events: withEntry(withAction.events, key, evaluated.event) },
     directives: [],
     transitions: [...transitions, ...evaluated.transitions],
     applied: true,
@@ -285,7 +291,7 @@ function evaluateAll(
   for (const original of ordered) {
     const current: ClusterState = { ...state, events };
     const r = evaluateEvent(current, original, now, policy, candidate);
-    if (r.event !== original) events = { ...events, [original.key]: r.event };
+    if (r.event !== original) events = withEntry(events, original.key, r.event);
     transitions.push(...r.transitions);
   }
   return { state: events === state.events ? state : { ...state, events }, transitions };
@@ -330,6 +336,7 @@ function observeEvent(
   stored: EventRecord | undefined,
   ev: ScheduledEvent,
   vmName: string,
+  incarnation: number,
   now: number,
   transitions: Transition[],
 ): EventRecord {
@@ -351,7 +358,8 @@ function observeEvent(
       eventSource: ev.EventSource ?? null,
       durationInSeconds: ev.DurationInSeconds ?? null,
       description: ev.Description ?? null,
-      resources: [...ev.Resources],
+      // The first reporter's own view, as any later one's (it may not name the reporter).
+      ...applyResourceView(guardOf({ resources: [] }), vmName, incarnation, ev.Resources).guard,
       status: ev.EventStatus,
       notBefore: notBeforeMs(ev),
       phase: started ? "Unplanned" : "Observed",
@@ -373,17 +381,18 @@ function observeEvent(
   }
   if (stored.leftAt !== null) return stored; // a late document from a slower VM does not revive it
   let e = stored;
-  if (ev.Resources.join("\n") !== e.resources.join("\n")) {
+  // Only a VM's own relay can take it out of Resources (resources.ts, invariant 1).
+  const view = applyResourceView(guardOf(e), vmName, incarnation, ev.Resources);
+  if (view.changed) e = { ...e, ...view.guard };
+  for (const note of view.notes)
     transitions.push({
       eventKey: key,
       at: now,
       from: e.phase,
       to: e.phase,
-      reason: `Resources changed to ${ev.Resources.join(", ")} (reported by ${vmName}); re-evaluated`,
+      reason: note,
       vm: vmName,
     });
-    e = { ...e, resources: [...ev.Resources] };
-  }
   // EventStatus only moves forward; NotBefore is "" once Started, so keep the announced one.
   if (ev.EventStatus === "Started" && e.status !== "Started") e = { ...e, status: "Started" };
   const nb = notBeforeMs(ev);

@@ -1,4 +1,5 @@
 import { activeOverride, decideApproval, eventsInFlight } from "./approval";
+import { dict } from "./dict";
 import { isLive } from "./liveness";
 import type { Policy } from "./policy";
 import {
@@ -6,6 +7,7 @@ import {
   type EventRecord,
   memberKey,
   type Phase,
+  type Readiness,
   type Transition,
 } from "./state";
 
@@ -185,7 +187,7 @@ export function recoversOwed(
   policy: Policy,
 ): string[] {
   if (DELETES_VMS.has(e.eventType)) return [];
-  const rows = state.readiness[e.key] ?? {};
+  const rows = state.readiness[e.key] ?? dict<Readiness>();
   return Object.entries(rows)
     .filter(
       ([mk, r]) =>

@@ -2,11 +2,17 @@ export {
   activeOverride,
   decideApproval,
   eventsInFlight,
+  IN_FLIGHT,
   matchingAutoApproveRule,
 } from "./approval";
+export * from "./coverage";
 export * from "./decide";
+export * from "./dict";
+export { isEnded } from "./evaluate";
 export { explain } from "./explain";
 export { isLive, livenessGranularityMs } from "./liveness";
 export * from "./policy";
+export * from "./resources";
+export * from "./scope";
 export * from "./state";
 export * from "./types";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ClusterName } from "../protocol/names";
 
 /**
  * Per-cluster policy. Every default is the safe choice: nothing is approved early unless every
@@ -14,6 +15,46 @@ export const AutoApproveRule = z.strictObject({
   maxDurationInSeconds: z.number().int().nonnegative().optional(),
 });
 export type AutoApproveRule = z.infer<typeof AutoApproveRule>;
+
+/** What an operator can be told about; one message per (event or subject, kind), never per VM. */
+export const NOTIFICATION_KINDS = [
+  "observed",
+  "approved",
+  "started",
+  "completed",
+  "expiredAtNotBefore",
+  "cancelled",
+  "unplanned",
+  "drainFailed",
+  "blocked",
+  "relaySilent",
+  "groupUncovered",
+  "vmNeverRegistered",
+  "imdsFailing",
+] as const;
+export const NotificationKind = z.enum(NOTIFICATION_KINDS);
+export type NotificationKind = z.infer<typeof NotificationKind>;
+
+export const NOTIFICATION_SINKS = ["teams", "slack", "webhook"] as const;
+export const NotificationSink = z.enum(NOTIFICATION_SINKS);
+export type NotificationSink = z.infer<typeof NotificationSink>;
+
+/** Which transitions and alerts a cluster's operators hear about, and where (docs/operations.md). */
+export const NotifyPolicy = z.strictObject({
+  on: z.array(NotificationKind).default([...NOTIFICATION_KINDS]),
+  /** Sinks used for this cluster, among those configured in app settings. */
+  sinks: z.array(NotificationSink).default([...NOTIFICATION_SINKS]),
+  /** An event not approved this long after first sight, while something blocks it. */
+  blockedAfterMinutes: z.number().int().min(1).max(1440).default(20),
+  /**
+   * A relay silent this long is alerted on. Scheduled Events stops serving a VM that made no
+   * call for 24 h, so the ceiling stays well below that.
+   */
+  silentRelayMinutes: z.number().int().min(1).max(720).default(10),
+  /** A relay reporting this many failed IMDS reads in a row is alerted on. */
+  imdsFailuresBeforeAlert: z.number().int().min(1).max(100_000).default(30),
+});
+export type NotifyPolicy = z.infer<typeof NotifyPolicy>;
 
 export const Policy = z.strictObject({
   /** Events matching a rule are approved without waiting for drains. Default: none. */
@@ -42,19 +83,63 @@ export const Policy = z.strictObject({
   idleReportSeconds: z.number().min(5).max(600).default(20),
   /** A recover hook not confirmed this long after the event ended stops holding the budget. */
   recoverTimeoutSeconds: z.number().int().min(30).max(86_400).default(1800),
+  /** Notifications and coverage alerts (docs/operations.md). */
+  notify: NotifyPolicy.default(NotifyPolicy.parse({})),
 });
 export type Policy = z.infer<typeof Policy>;
 export type PolicyInput = z.input<typeof Policy>;
 
 export const DEFAULT_POLICY: Policy = Policy.parse({});
 
-/** Cluster policies: one default plus per-cluster overrides (each a partial policy). */
-export const PolicySet = z.strictObject({
-  default: Policy.partial().default({}),
-  clusters: z.record(z.string(), Policy.partial()).default({}),
-});
-export type PolicySet = z.infer<typeof PolicySet>;
+/**
+ * An override: any subset of the policy's fields, with no defaults of its own. Built from the
+ * policy's own field schemas (defaults unwrapped), so the two can never disagree on a field.
+ * (A `Policy.partial()` would not do: zod still fills every `.default()` of a partial, so an
+ * override naming one field would silently reset all the others to the built-in defaults.)
+ */
+export type PolicyOverride = Partial<Policy>;
+export const PolicyOverride = z.strictObject(
+  Object.fromEntries(
+    Object.entries(Policy.shape).map(([field, schema]) => [
+      field,
+      (schema instanceof z.ZodDefault ? schema.unwrap() : schema).optional(),
+    ]),
+  ),
+) as unknown as z.ZodType<PolicyOverride>;
 
-export function policyFor(set: PolicySet, cluster: string): Policy {
-  return Policy.parse({ ...set.default, ...(set.clusters[cluster] ?? {}) });
+/** The policies in force, resolved once when the settings are read (no parsing per report). */
+export interface Policies {
+  /** Built-in defaults with the operator's `default` override applied. */
+  default: Policy;
+  /** Clusters with an override: `default`, then the cluster's override on top. */
+  clusters: ReadonlyMap<string, Policy>;
+}
+
+/**
+ * QUIESCE_POLICY: `{"default": {...}, "clusters": {"name": {...}}}`. Each cluster's override is
+ * applied on top of the operator's default, which is applied on top of the built-in defaults.
+ */
+export const PolicySet = z
+  .strictObject({
+    default: PolicyOverride.default({}),
+    clusters: z.record(ClusterName, PolicyOverride).default({}),
+  })
+  .transform((set): Policies => {
+    const base: Policy = { ...DEFAULT_POLICY, ...definedFields(set.default) };
+    const clusters = new Map<string, Policy>();
+    for (const [cluster, override] of Object.entries(set.clusters))
+      clusters.set(cluster, { ...base, ...definedFields(override) });
+    return { default: base, clusters };
+  });
+export type PolicySet = z.input<typeof PolicySet>;
+
+export const DEFAULT_POLICIES: Policies = PolicySet.parse({});
+
+export function policyFor(policies: Policies, cluster: string): Policy {
+  return policies.clusters.get(cluster) ?? policies.default;
+}
+
+/** `{a: undefined}` must not clear a default when spread. */
+function definedFields(o: PolicyOverride): PolicyOverride {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }

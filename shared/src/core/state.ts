@@ -1,5 +1,7 @@
 import type { VmIdentity } from "../imds/instanceMetadata";
 import type { HookRun } from "../protocol/v1";
+import { type Dict, dict } from "./dict";
+import type { ResourceDispute } from "./resources";
 
 /**
  * The coordinator's state for one cluster, as the pure core sees it. Times are epoch ms.
@@ -14,12 +16,12 @@ import type { HookRun } from "../protocol/v1";
  */
 export interface ClusterState {
   cluster: string;
-  /** Keyed by memberKey(vmName). */
-  members: Record<string, Member>;
+  /** Keyed by memberKey(vmName). Every keyed record here is a null-prototype Dict (dict.ts). */
+  members: Dict<Member>;
   /** Keyed by eventKey(EventId). */
-  events: Record<string, EventRecord>;
+  events: Dict<EventRecord>;
   /** readiness[eventKey][memberKey]: one VM's view of one event. */
-  readiness: Record<string, Record<string, Readiness>>;
+  readiness: Dict<Dict<Readiness>>;
 }
 
 export interface Member {
@@ -99,6 +101,11 @@ export interface EventRecord {
   approvalRule: string | null;
   hold: OperatorOverride | null;
   force: OperatorOverride | null;
+  // Who may change Resources (resources.ts). Absent in rows written before the guard existed.
+  resourcesIncarnation?: number | null;
+  namedAtIncarnation?: string[];
+  resourcesLeft?: { vm: string; incarnation: number }[];
+  resourceDisputes?: ResourceDispute[];
 }
 
 export interface Readiness {
@@ -128,5 +135,5 @@ export function memberKey(vmName: string): string {
 }
 
 export function emptyClusterState(cluster: string): ClusterState {
-  return { cluster, members: {}, events: {}, readiness: {} };
+  return { cluster, members: dict(), events: dict(), readiness: dict() };
 }

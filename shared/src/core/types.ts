@@ -16,15 +16,20 @@ export interface Decision {
 }
 
 /** Why a VM holds up an event, in words an operator can act on. */
+/** Listed once: the status API's schema (status/views.ts) is built from this list. */
+export const BLOCKER_REASONS = [
+  "drainPending",
+  "draining",
+  "drainFailed",
+  "noLiveRelay",
+  "neverRegistered",
+  "resourcesDisputed",
+  "recoverPending",
+] as const;
+
 export interface Blocker {
   vm: string;
-  reason:
-    | "drainPending"
-    | "draining"
-    | "drainFailed"
-    | "noLiveRelay"
-    | "neverRegistered"
-    | "recoverPending";
+  reason: (typeof BLOCKER_REASONS)[number];
   detail: string;
 }
 

@@ -24,8 +24,11 @@ export type InstanceMetadata = z.infer<typeof InstanceMetadata>;
 const name = z.string().min(1).max(256);
 const optionalText = z.string().max(512).optional();
 
-/** Who the relay is, as it reports itself; taken from instance metadata, never from config. */
-export const VmIdentity = z.strictObject({
+/**
+ * Who the relay is, as it reports itself; taken from instance metadata, never from config.
+ * Fields a newer relay adds are ignored (stripped), not refused: see protocol/v1.ts.
+ */
+export const VmIdentity = z.object({
   name,
   vmId: z.string().min(1).max(64),
   resourceId: z.string().min(1).max(1024),

@@ -12,7 +12,7 @@ export const SCHEDULED_EVENTS_API_VERSION = "2020-07-01";
 export const KNOWN_EVENT_TYPES = ["Freeze", "Reboot", "Redeploy", "Preempt", "Terminate"] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
-/** Azure's header value is case-sensitive in the docs but captures vary; normalise the two known. */
+/** The two statuses the docs define, matched exactly (case as Azure serves it). */
 export const EventStatus = z.enum(["Scheduled", "Started"]);
 export type EventStatus = z.infer<typeof EventStatus>;
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VmIdentity } from "../imds/instanceMetadata";
 import { ScheduledEventsDocument } from "../imds/scheduledEvents";
+import type { Result } from "../result";
 import { ClusterName, EventIdText, IsoTime, VmName } from "./names";
 import { assertSupportedProtocol, ProtocolVersion } from "./version";
 
@@ -8,12 +9,17 @@ import { assertSupportedProtocol, ProtocolVersion } from "./version";
  * Protocol v1: the relay reports what it sees and what its hooks did; the coordinator answers
  * with directives and when to report next. Reports are level-triggered: each carries the relay's
  * whole current view, so a lost or reordered report is repaired by the next one.
+ *
+ * Compatibility (version.ts): a 1.x minor only adds optional fields. So every shape a peer
+ * receives ignores fields it does not know (z.object strips them; the body size limit still
+ * bounds them), and the relay parses directives one by one, skipping a kind it does not know
+ * instead of refusing the whole answer. Fields a 1.0 peer requires stay on the wire.
  */
 
 export const HookStatus = z.enum(["running", "succeeded", "failed", "interrupted"]);
 export type HookStatus = z.infer<typeof HookStatus>;
 
-export const HookRun = z.strictObject({
+export const HookRun = z.object({
   status: HookStatus,
   attempt: z.number().int().min(1).max(1000),
   startedAt: IsoTime,
@@ -24,7 +30,7 @@ export const HookRun = z.strictObject({
 export type HookRun = z.infer<typeof HookRun>;
 
 /** The relay's local hook state for one event it acted on (its own VM was named). */
-export const EventHooks = z.strictObject({
+export const EventHooks = z.object({
   eventId: EventIdText,
   drain: HookRun.optional(),
   recover: HookRun.optional(),
@@ -35,7 +41,7 @@ export const ApprovalOutcome = z.enum(["accepted", "rejected", "failed", "skippe
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcome>;
 
 /** What happened when the relay acted on an approve directive. */
-export const ApprovalResult = z.strictObject({
+export const ApprovalResult = z.object({
   eventId: EventIdText,
   outcome: ApprovalOutcome,
   at: IsoTime,
@@ -44,17 +50,28 @@ export const ApprovalResult = z.strictObject({
 });
 export type ApprovalResult = z.infer<typeof ApprovalResult>;
 
-export const RelayInfo = z.strictObject({
+export const RelayInfo = z.object({
   version: z.string().min(1).max(64),
-  /** Random per relay process start: orders reports across restarts together with `seq`. */
+  /** Random per relay process start: the coordinator shows it and tells restarts apart by it. */
   bootId: z.string().min(1).max(64),
-  /** Increases with every report a relay process sends. */
-  seq: z.number().int().nonnegative(),
+  /**
+   * Counts the reports of one relay process. Never read by the coordinator (the document's
+   * incarnation orders reports); still sent because 1.0 coordinators require it. Drop in 2.0.
+   */
+  seq: z.number().int().nonnegative().optional(),
   dryRun: z.boolean().optional(),
 });
 export type RelayInfo = z.infer<typeof RelayInfo>;
 
-export const RelayReport = z.strictObject({
+/** The relay's IMDS reads failing in a row (unreachable, or a malformed document); absent when healthy. */
+export const ImdsHealth = z.object({
+  failuresInARow: z.number().int().min(1),
+  since: IsoTime,
+  lastError: z.string().max(512),
+});
+export type ImdsHealth = z.infer<typeof ImdsHealth>;
+
+export const RelayReport = z.object({
   protocol: ProtocolVersion,
   cluster: ClusterName,
   vm: VmIdentity.extend({ name: VmName }),
@@ -63,19 +80,26 @@ export const RelayReport = z.strictObject({
   document: ScheduledEventsDocument.nullable(),
   hooks: z.array(EventHooks).max(200),
   approvals: z.array(ApprovalResult).max(100),
-  sentAt: IsoTime,
+  /** Never read (the coordinator's clock decides); still sent because 1.0 coordinators require it. */
+  sentAt: IsoTime.optional(),
+  /** Optional: older relays do not send it, and the coordinator needs nothing from it to decide. */
+  imds: ImdsHealth.optional(),
 });
 export type RelayReport = z.infer<typeof RelayReport>;
 
-export const ApproveDirective = z.strictObject({
+export const ApproveDirective = z.object({
   kind: z.literal("approve"),
   /** Post StartRequests for exactly these ids, while still Scheduled in the latest document. */
   eventIds: z.array(EventIdText).min(1).max(100),
+  /**
+   * Informational: relays do not act on it (their clock may be skewed; the coordinator's lease
+   * decides). Still sent because 1.0 relays require it. Drop in 2.0.
+   */
   leaseExpiresAt: IsoTime,
 });
 export type ApproveDirective = z.infer<typeof ApproveDirective>;
 
-export const RecoverDirective = z.strictObject({
+export const RecoverDirective = z.object({
   kind: z.literal("recover"),
   eventId: EventIdText,
 });
@@ -86,14 +110,51 @@ export type Directive = z.infer<typeof Directive>;
 
 export const ReportResponse = z.looseObject({
   protocol: ProtocolVersion,
-  /** false when the report was older than one already applied (stale incarnation or seq). */
+  /** false when the report was older than one already applied (stale incarnation). */
   applied: z.boolean(),
   nextReportInSeconds: z.number().positive().max(3600),
   directives: z.array(Directive),
 });
 export type ReportResponse = z.infer<typeof ReportResponse>;
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+/** The answer as a relay reads it: directives are parsed one by one (parseReportResponse). */
+const ReportResponseEnvelope = ReportResponse.extend({
+  directives: z.array(z.unknown()).max(200),
+});
+
+/** A directive the relay skipped: a newer coordinator's kind, or a field it cannot read. */
+export interface SkippedDirective {
+  kind: string;
+  error: string;
+}
+
+/**
+ * Parse a coordinator's answer: the envelope must be right, but a directive this relay does not
+ * understand is skipped on its own (and named), so a newer coordinator never silences an older
+ * relay's other directives.
+ */
+export function parseReportResponse(
+  body: unknown,
+): ParseResult<{ response: ReportResponse; skipped: SkippedDirective[] }> {
+  const envelope = ReportResponseEnvelope.safeParse(body);
+  if (!envelope.success) return { ok: false, error: describeZodError(envelope.error) };
+  const directives: Directive[] = [];
+  const skipped: SkippedDirective[] = [];
+  for (const raw of envelope.data.directives) {
+    const d = Directive.safeParse(raw);
+    if (d.success) directives.push(d.data);
+    else {
+      const kind = (raw as { kind?: unknown } | null)?.kind;
+      skipped.push({
+        kind: typeof kind === "string" ? kind.slice(0, 64) : "(none)",
+        error: describeZodError(d.error),
+      });
+    }
+  }
+  return { ok: true, value: { response: { ...envelope.data, directives }, skipped } };
+}
+
+export type ParseResult<T> = Result<T>;
 
 /** Parse an untrusted report body: version first (clear refusal), then the whole shape. */
 export function parseRelayReport(body: unknown): ParseResult<RelayReport> {

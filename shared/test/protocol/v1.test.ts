@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRelayReport, ReportResponse } from "../../src";
+import { parseRelayReport, parseReportResponse, ReportResponse } from "../../src";
 import { report, scheduled } from "../core/fixtures";
 
 describe("protocol v1", () => {
@@ -27,9 +27,43 @@ describe("protocol v1", () => {
     }
   });
 
-  it("rejects control characters in VM names and unknown top-level fields", () => {
+  it("rejects control characters in VM names", () => {
     expect(parseRelayReport({ ...good, vm: { ...good.vm, name: "vm\u0000" } }).ok).toBe(false);
-    expect(parseRelayReport({ ...good, extra: 1 }).ok).toBe(false);
+  });
+
+  it("accepts a newer 1.x relay's unknown fields and drops them (minor versions only add fields)", () => {
+    const parsed = parseRelayReport({
+      ...good,
+      protocol: "1.4",
+      extra: 1,
+      vm: { ...good.vm, osType: "Linux" },
+      relay: { ...good.relay, platform: "linux-x64" },
+    });
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.value).not.toHaveProperty("extra");
+    expect(parsed.value.vm).not.toHaveProperty("osType");
+  });
+
+  it("skips, one by one, directives a relay does not understand and keeps the others", () => {
+    const parsed = parseReportResponse({
+      protocol: "1.3",
+      applied: true,
+      nextReportInSeconds: 5,
+      budget: 2,
+      directives: [
+        { kind: "throttle", seconds: 3 },
+        { kind: "approve", eventIds: ["E1"], leaseExpiresAt: "2022-04-11T22:00:30.000Z", x: 1 },
+        { kind: "recover" },
+        null,
+      ],
+    });
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.value.response.directives).toEqual([
+      { kind: "approve", eventIds: ["E1"], leaseExpiresAt: "2022-04-11T22:00:30.000Z" },
+    ]);
+    expect(parsed.value.skipped.map((s) => s.kind)).toEqual(["throttle", "recover", "(none)"]);
   });
 
   it("parses a coordinator answer with directives", () => {

@@ -1,0 +1,64 @@
+import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { coverage, policyFor } from "@quiesce/shared";
+import { coverageStates } from "./coverageStates";
+import { authenticate, denied, type HandlerDeps } from "./deps";
+import { iso, json } from "./http";
+
+const SHOWN = 50;
+
+/**
+ * GET /api/alerts: coverage of every cluster (silent relays, groups with no live relay, VMs an
+ * event names that never registered) and the notification outbox: what is pending, and what
+ * was dropped after its deadline, with the last error (never a webhook URL).
+ */
+export function alertsHandler(deps: HandlerDeps) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
+    if (!auth.ok) return denied(auth);
+    const now = deps.clock.now();
+    const [states, undelivered] = await Promise.all([
+      coverageStates(deps, now),
+      deps.notifier.undelivered(),
+    ]);
+    const views = [];
+    for (const state of states) {
+      const policy = policyFor(deps.settings.QUIESCE_POLICY, state.cluster);
+      const c = coverage(state, now, policy);
+      views.push({
+        cluster: state.cluster,
+        members: c.members,
+        live: c.live,
+        silent: c.silent.map((s) => ({
+          vm: s.vm,
+          lastSeenAt: iso(s.lastSeenAt),
+          silentSeconds: Math.round((now - s.lastSeenAt) / 1000),
+        })),
+        uncoveredGroups: c.uncovered.map((g) => ({ kind: g.kind, id: g.id, members: g.members })),
+        groups: c.groups.map((g) => ({ kind: g.kind, id: g.id, members: g.members, live: g.live })),
+        unregistered: c.unregistered.map((u) => ({ eventId: u.eventId, vms: u.vms })),
+      });
+    }
+    const rows = undelivered.sort((a, b) => b.createdAt - a.createdAt);
+    return json(200, {
+      now: iso(now),
+      clusters: views,
+      notifications: {
+        sinks: deps.notifier.sinksConfigured(),
+        pending: rows.filter((r) => r.state === "pending").length,
+        dropped: rows.filter((r) => r.state === "dropped").length,
+        undelivered: rows.slice(0, SHOWN).map((r) => ({
+          state: r.state,
+          cluster: r.cluster,
+          kind: r.kind,
+          sink: r.sink,
+          title: r.notification.title,
+          ...(r.notification.eventId ? { eventId: r.notification.eventId } : {}),
+          attempts: r.attempts,
+          queuedAt: iso(r.createdAt),
+          ...(r.state === "pending" ? { nextAttemptAt: iso(r.dueAt) } : {}),
+          lastError: r.lastError || null,
+        })),
+      },
+    });
+  };
+}

@@ -1,0 +1,36 @@
+import { type ClusterState, dict, emptyClusterState, memberKey } from "@quiesce/shared";
+import { StatusQueries } from "../store";
+import type { HandlerDeps } from "./deps";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Every cluster's state as coverage needs it: all its members, and its events and readiness only
+ * where an event is active (a cluster with none has no unregistered VM to find). One members
+ * query for the whole table, plus a cluster load per cluster with an active event that the
+ * caller has not loaded already.
+ */
+export async function coverageStates(
+  deps: HandlerDeps,
+  now: number,
+  loaded: ReadonlyMap<string, ClusterState> = new Map(),
+): Promise<ClusterState[]> {
+  const retentionMs = deps.settings.QUIESCE_EVENT_RETENTION_DAYS * DAY_MS;
+  const [members, active] = await Promise.all([
+    new StatusQueries(deps.store.tables).members(),
+    deps.store.clustersToSweep(now - retentionMs),
+  ]);
+  const withEvents = new Set(active);
+  const out: ClusterState[] = [];
+  for (const cluster of [...new Set([...members.keys(), ...active])].sort()) {
+    const known = loaded.get(cluster);
+    if (known) out.push(known);
+    else if (withEvents.has(cluster)) out.push((await deps.store.loadCluster(cluster)).state);
+    else
+      out.push({
+        ...emptyClusterState(cluster),
+        members: dict((members.get(cluster) ?? []).map((m) => [memberKey(m.vmName), m] as const)),
+      });
+  }
+  return out;
+}

@@ -1,0 +1,105 @@
+import type { NotificationSink } from "@quiesce/shared";
+import { Agent, request } from "undici";
+import type { Notification } from "./core";
+import {
+  DELIVERY_HEADER,
+  SIGNATURE_HEADER,
+  sign,
+  slackPayload,
+  TIMESTAMP_HEADER,
+  teamsPayload,
+  webhookPayload,
+} from "./payloads";
+
+/** Where notifications go: app settings (Key Vault references in Azure). Never logged. */
+export interface SinkSecrets {
+  teamsUrl?: string;
+  slackUrl?: string;
+  webhookUrl?: string;
+  webhookSecret?: string;
+}
+
+export type SendResult =
+  | { ok: true; status: number }
+  /** `retry` false: the sink refused the message itself (4xx); trying again cannot help. */
+  | { ok: false; retry: boolean; error: string };
+
+/** The longest a send may take; the outbox claim outlives it so no other instance resends meanwhile. */
+export const SEND_TIMEOUT_MS = 10_000;
+
+/**
+ * Posts notifications over one pooled keep-alive undici Agent with connect, header and body
+ * timeouts. Error texts name the sink and the failure, never the URL: webhook URLs are secrets.
+ */
+export class Sinks {
+  private readonly agent = new Agent({
+    connections: 8,
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 120_000,
+    connect: { timeout: 5_000 },
+    headersTimeout: SEND_TIMEOUT_MS,
+    bodyTimeout: SEND_TIMEOUT_MS,
+  });
+
+  constructor(private readonly secrets: SinkSecrets) {}
+
+  configured(): NotificationSink[] {
+    const out: NotificationSink[] = [];
+    if (this.secrets.teamsUrl) out.push("teams");
+    if (this.secrets.slackUrl) out.push("slack");
+    if (this.secrets.webhookUrl && this.secrets.webhookSecret) out.push("webhook");
+    return out;
+  }
+
+  async send(
+    sink: NotificationSink,
+    n: Notification,
+    deliveryId: string,
+    nowMs: number,
+  ): Promise<SendResult> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    let url: string | undefined;
+    let body: string;
+    switch (sink) {
+      case "teams":
+        url = this.secrets.teamsUrl;
+        body = JSON.stringify(teamsPayload(n));
+        break;
+      case "slack":
+        url = this.secrets.slackUrl;
+        body = JSON.stringify(slackPayload(n));
+        break;
+      case "webhook": {
+        url = this.secrets.webhookUrl;
+        body = JSON.stringify(webhookPayload(n, deliveryId));
+        const ts = Math.floor(nowMs / 1000);
+        headers[TIMESTAMP_HEADER] = String(ts);
+        headers[DELIVERY_HEADER] = deliveryId;
+        headers[SIGNATURE_HEADER] = sign(this.secrets.webhookSecret ?? "", ts, body);
+        break;
+      }
+    }
+    if (!url) return { ok: false, retry: false, error: `${sink} is not configured` };
+    try {
+      const res = await request(url, {
+        method: "POST",
+        headers,
+        body,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      });
+      const text = (await res.body.text()).slice(0, 200);
+      if (res.statusCode >= 200 && res.statusCode < 300)
+        return { ok: true, status: res.statusCode };
+      const retry = res.statusCode === 408 || res.statusCode === 429 || res.statusCode >= 500;
+      return { ok: false, retry, error: `${sink} answered HTTP ${res.statusCode}: ${text}` };
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      return { ok: false, retry: true, error: `${sink} unreachable: ${err.code ?? err.name}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

@@ -1,0 +1,33 @@
+import { type EventDetail, policyFor, STATUS_LIMITS } from "@quiesce/shared";
+import type { HandlerDeps } from "../handlers/deps";
+import { iso } from "../handlers/http";
+import { historyView, readinessView } from "../handlers/views";
+import type { StatusQueries } from "../store";
+import { eventViews, loadEventState } from "./eventViews";
+
+/**
+ * One event in detail: its row, its readiness, the members it names (point reads), the events in
+ * flight when its budget matters, and the newest part of its timeline. Null when it is gone.
+ */
+export async function eventDetail(
+  deps: HandlerDeps,
+  queries: StatusQueries,
+  cluster: string,
+  key: string,
+): Promise<EventDetail | null> {
+  const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
+  const [loaded, timeline] = await Promise.all([
+    loadEventState(queries, cluster, [key], policy, { readinessOfEnded: true }),
+    queries.timeline(cluster, key, STATUS_LIMITS.timeline),
+  ]);
+  const now = deps.clock.now();
+  const view = eventViews(loaded, now, policy)[0];
+  if (!view) return null;
+  return {
+    now: iso(now) as string,
+    ...view,
+    readiness: readinessView(loaded.state, key),
+    timeline: historyView(timeline.rows),
+    timelineTruncated: timeline.truncated,
+  };
+}

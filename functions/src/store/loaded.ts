@@ -1,0 +1,23 @@
+import { type ClusterState, emptyClusterState } from "@quiesce/shared";
+import type { StoredEntity } from "./codec";
+import type { TableName } from "./tables";
+
+/**
+ * What a load hands the core, and what a commit needs back: the state, plus the ETag of every
+ * row read (or written since), so each write is conditional on the row being as it was read.
+ */
+export interface Loaded {
+  state: ClusterState;
+  etags: Map<string, string>;
+}
+
+export const emptyLoaded = (cluster: string): Loaded => ({
+  state: emptyClusterState(cluster),
+  etags: new Map(),
+});
+
+export const etagKey = (table: TableName, pk: string, rk: string) => `${table}|${pk}|${rk}`;
+
+export function rememberEtag(loaded: Loaded, table: TableName, row: StoredEntity): void {
+  if (row.etag) loaded.etags.set(etagKey(table, row.partitionKey, row.rowKey), row.etag);
+}

@@ -1,0 +1,187 @@
+import type { Attributes, Meter } from "@opentelemetry/api";
+import type { Coverage, NotificationKind, NotificationSink } from "@quiesce/shared";
+import type { TableObserver } from "../store/tables";
+import type { Fact } from "./facts";
+
+/**
+ * The coordinator's metrics (docs/operations.md lists them with their KQL). Instruments are
+ * created once per coordinator from the Meter it is given: the global one (no-op until
+ * Azure Monitor or another SDK registers a provider) or a test's own MeterProvider.
+ */
+
+export const METRICS = {
+  events: "quiesce.events",
+  drainDuration: "quiesce.event.drain_duration",
+  approvalDelay: "quiesce.event.approval_delay",
+  noticeSaved: "quiesce.event.notice_saved",
+  hookFailures: "quiesce.hook.failures",
+  blockers: "quiesce.blockers",
+  relaysLive: "quiesce.relays.live",
+  relaysKnown: "quiesce.relays.known",
+  groupRelaysLive: "quiesce.group.relays.live",
+  groupsUncovered: "quiesce.groups.uncovered",
+  reports: "quiesce.reports",
+  conflicts: "quiesce.table.conflicts",
+  retries: "quiesce.report.retries",
+  tableDuration: "quiesce.table.duration",
+  notifications: "quiesce.notifications",
+  alerts: "quiesce.alerts",
+} as const;
+
+export type ReportOutcome = "applied" | "stale" | "rejected" | "unavailable";
+
+export class Telemetry {
+  private readonly events;
+  private readonly drainDuration;
+  private readonly approvalDelay;
+  private readonly noticeSaved;
+  private readonly hookFailures;
+  private readonly reports;
+  private readonly conflicts;
+  private readonly retries;
+  private readonly tableDuration;
+  private readonly notifications;
+  private readonly alerts;
+  /** Snapshots the sweep refreshes; the observable gauges read them at export time. */
+  private readonly coverageByCluster = new Map<string, Coverage>();
+  private readonly blockersByCluster = new Map<string, Record<string, number>>();
+
+  constructor(meter: Meter) {
+    this.events = meter.createCounter(METRICS.events, {
+      description:
+        "Events by outcome: approved, approvedByPolicy, forced, expiredAtNotBefore, cancelled, unplanned",
+    });
+    this.drainDuration = meter.createHistogram(METRICS.drainDuration, {
+      description: "From first sight of an event to every affected VM drained",
+      unit: "s",
+    });
+    this.approvalDelay = meter.createHistogram(METRICS.approvalDelay, {
+      description: "From the last drain finished to the approval confirmed by IMDS",
+      unit: "s",
+    });
+    this.noticeSaved = meter.createHistogram(METRICS.noticeSaved, {
+      description: "Share of the Scheduled → NotBefore window left when approved (0: missed)",
+      unit: "1",
+    });
+    this.hookFailures = meter.createCounter(METRICS.hookFailures, {
+      description: "Drain and recover hooks that failed, timed out or were interrupted",
+    });
+    this.reports = meter.createCounter(METRICS.reports, { description: "Relay reports answered" });
+    this.conflicts = meter.createCounter(METRICS.conflicts, {
+      description: "ETag conflicts (412/409) met while writing a decision",
+    });
+    this.retries = meter.createCounter(METRICS.retries, {
+      description: "Reports re-decided from a fresh read after a conflict",
+    });
+    this.tableDuration = meter.createHistogram(METRICS.tableDuration, {
+      description: "Table Storage call latency",
+      unit: "ms",
+    });
+    this.notifications = meter.createCounter(METRICS.notifications, {
+      description: "Notification deliveries: delivered, retried, dropped",
+    });
+    this.alerts = meter.createCounter(METRICS.alerts, {
+      description:
+        "Coverage alerts raised (relaySilent, groupUncovered, vmNeverRegistered, imdsFailing)",
+    });
+    meter
+      .createObservableGauge(METRICS.relaysLive, { description: "Relays reporting, per cluster" })
+      .addCallback((r) => {
+        for (const c of this.coverageByCluster.values()) r.observe(c.live, { cluster: c.cluster });
+      });
+    meter
+      .createObservableGauge(METRICS.relaysKnown, { description: "Relays that ever reported" })
+      .addCallback((r) => {
+        for (const c of this.coverageByCluster.values())
+          r.observe(c.members, { cluster: c.cluster });
+      });
+    meter
+      .createObservableGauge(METRICS.groupRelaysLive, {
+        description: "Live relays per placement group, scale set and zone",
+      })
+      .addCallback((r) => {
+        for (const c of this.coverageByCluster.values())
+          for (const g of c.groups)
+            r.observe(g.live, { cluster: c.cluster, groupKind: g.kind, group: g.id });
+      });
+    meter
+      .createObservableGauge(METRICS.groupsUncovered, {
+        description: "Groups with members and no live relay",
+      })
+      .addCallback((r) => {
+        for (const c of this.coverageByCluster.values())
+          r.observe(c.uncovered.length, { cluster: c.cluster });
+      });
+    meter
+      .createObservableGauge(METRICS.blockers, {
+        description: "VMs holding up active events, by reason",
+      })
+      .addCallback((r) => {
+        for (const [cluster, byReason] of this.blockersByCluster)
+          for (const [reason, n] of Object.entries(byReason)) r.observe(n, { cluster, reason });
+      });
+  }
+
+  recordFacts(cluster: string, facts: readonly Fact[]): void {
+    for (const f of facts) {
+      switch (f.kind) {
+        case "outcome":
+          this.events.add(1, {
+            cluster,
+            eventType: f.eventType,
+            outcome: f.outcome,
+            ...(f.rule ? { rule: f.rule } : {}),
+          });
+          break;
+        case "drained":
+          this.drainDuration.record(f.seconds, { cluster, eventType: f.eventType });
+          break;
+        case "approvalDelay":
+          this.approvalDelay.record(f.seconds, { cluster, eventType: f.eventType });
+          break;
+        case "noticeSaved":
+          this.noticeSaved.record(f.ratio, {
+            cluster,
+            eventType: f.eventType,
+            outcome: f.outcome,
+          });
+          break;
+        case "hookFailed":
+          this.hookFailures.add(1, { cluster, hook: f.hook, reason: f.reason });
+          break;
+      }
+    }
+  }
+
+  report(cluster: string, outcome: ReportOutcome, attempts = 1, conflicts = 0): void {
+    const attrs: Attributes = { cluster, outcome };
+    this.reports.add(1, attrs);
+    if (attempts > 1) this.retries.add(attempts - 1, { cluster });
+    if (conflicts > 0) this.conflicts.add(conflicts, { cluster });
+  }
+
+  readonly table: TableObserver = (table, operation, ms, outcome) => {
+    this.tableDuration.record(ms, { table, operation, outcome });
+  };
+
+  notification(
+    cluster: string,
+    kind: NotificationKind,
+    sink: NotificationSink,
+    outcome: "delivered" | "retried" | "dropped",
+  ): void {
+    this.notifications.add(1, { cluster, kind, sink, outcome });
+  }
+
+  alert(cluster: string, kind: NotificationKind): void {
+    this.alerts.add(1, { cluster, kind });
+  }
+
+  setCoverage(c: Coverage): void {
+    this.coverageByCluster.set(c.cluster, c);
+  }
+
+  setBlockers(cluster: string, byReason: Record<string, number>): void {
+    this.blockersByCluster.set(cluster, byReason);
+  }
+}

@@ -1,0 +1,22 @@
+import type { z } from "zod";
+import { describeZodError } from "./protocol/v1";
+
+/** What a parse at the edge returns: the value, or one line saying what is wrong with it. */
+export type Result<T, E = string> = { ok: true; value: T } | { ok: false; error: E };
+
+/**
+ * JSON text through a schema, in one step: "not JSON: …" or the schema's complaint naming the
+ * field (describeZodError), never an exception.
+ */
+export function parseJsonWith<S extends z.ZodType>(schema: S, text: string): Result<z.output<S>> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `not JSON: ${(e as Error).message}` };
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, error: describeZodError(parsed.error) };
+}

@@ -1,0 +1,2 @@
+export * from "./query";
+export * from "./views";

@@ -1,0 +1,5 @@
+export {
+  localMetrics as testMetrics,
+  type Point,
+  pointsNamed,
+} from "../../functions/src/telemetry/local";
