@@ -155,6 +155,8 @@ describe.skipIf(!browserAvailable.ok)("status page in a real browser", () => {
     expect(held.approval.approvedAt).toBeNull();
     expect(startRequestsFor(e.c.fabric, ev.eventId)).toEqual([]);
     await c.getByText(/Waiting for: operator hold by operator-key/).waitFor();
+    await c.locator(".vm-chip.drained").nth(1).waitFor(); // the page too shows both drained
+    expect(await c.locator(".blocker").count()).toBe(0);
     await shot("held");
     await c.getByRole("button", { name: "Release" }).click();
     await dialog.getByLabel("Reason").fill("release is out");
