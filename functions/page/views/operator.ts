@@ -45,6 +45,7 @@ export function operatorDialog(
 ): { element: HTMLDialogElement; open: OperatorUi["open"] } {
   const dialog = h("dialog", {
     id: "operator-dialog",
+    class: "op-dialog",
     "aria-labelledby": "op-title",
   }) as HTMLDialogElement;
   const open: OperatorUi["open"] = (verb, e) => {
