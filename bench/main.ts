@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
+import { type ConvergenceResult, measureConvergence } from "./convergence";
 import { type EventsResult, measureEvents } from "./events";
 import { renderMarkdown } from "./render";
 import type { StatusScaleResult } from "./statusScale";
@@ -18,6 +19,8 @@ export interface BenchResults {
   durationSeconds: number;
   events: EventsResult;
   throughput: ThroughputResult;
+  /** (e) budget hand-off and (f) convergence after a coordinator restart. */
+  convergence?: ConvergenceResult;
   relayIdle: unknown;
   /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
   statusScale: StatusScaleResult | null;
@@ -31,6 +34,25 @@ async function main() {
   const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
   if (process.argv.includes("--telemetry-overhead")) return telemetryOverhead(out, log);
 
+  const measureAndLogConvergence = async () => {
+    log("(e)(f) budget hand-off and convergence after a coordinator restart...");
+    const r = await measureConvergence(8);
+    log(`(e) hand-off p90 ${r.handOff.ratio.p90} of the active interval`);
+    log(`(f) restart -> StartRequests max ${r.restart.answeredToStartRequestsMs.max} ms`);
+    return r;
+  };
+
+  // `--only convergence`: measure (e)(f) alone and put them into the last full results.
+  const latestFile = join(out, "latest.json");
+  if (process.argv.includes("--only") && existsSync(latestFile)) {
+    const previous = JSON.parse(readFileSync(latestFile, "utf8")) as BenchResults;
+    const merged = { ...previous, convergence: await measureAndLogConvergence() };
+    writeFileSync(latestFile, `${JSON.stringify(merged, null, 2)}\n`);
+    writeFileSync(join(out, "latest.md"), renderMarkdown(merged));
+    process.stdout.write(renderMarkdown(merged));
+    return;
+  }
+
   log("(a)(b) 10 events on the local cluster (60 s notice, time scale 1)...");
   const events = await measureEvents(10);
   log(`(a) drain end -> StartRequests median ${events.a.delayMs.median} ms`);
@@ -38,6 +60,7 @@ async function main() {
   const throughput = await measureThroughput([100, 1000]);
   for (const r of throughput.runs)
     log(`(c) ${r.vms} VMs: ${r.reportsPerSecond} reports/s, ratio ${r.ratioToRawUpserts}`);
+  const convergence = await measureAndLogConvergence();
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = existsSync(idleFile) ? JSON.parse(readFileSync(idleFile, "utf8")) : null;
@@ -55,6 +78,7 @@ async function main() {
     durationSeconds: Math.round((Date.now() - started) / 1000),
     events,
     throughput,
+    convergence,
     relayIdle,
     statusScale,
   };

@@ -76,6 +76,32 @@ export function renderMarkdown(r: BenchResults): string {
     ),
     "",
   ];
+  const cv = r.convergence;
+  if (cv) {
+    const h = cv.handOff;
+    const f = cv.restart;
+    lines.push(
+      "## (e) Budget hand-off: previous event Completed → next ready event's StartRequests",
+      "",
+      `${h.rounds} rounds, default policy (active report interval ${cv.activeReportSeconds} s, budget 1); the next event in the same availability set (its relays free the budget) or in another one (its relays report every second while waiting). Measured ${cv.date}.`,
+      "",
+      "| Measure | median / p90 | Target |",
+      "| --- | --- | --- |",
+      `| Same availability set | ${range(h.sameGroupMs, ms)} | |`,
+      `| Another availability set | ${range(h.otherGroupMs, ms)} | |`,
+      `| All ÷ active report interval | ${range(h.ratio, (v) => v.toFixed(3))} | ≤ ${h.target} (${verdict(h.pass)}, p90) |`,
+      "",
+      "## (f) Convergence after a coordinator restart",
+      "",
+      `${f.rounds} restarts mid-drain (coordinator down ${range(f.downMs, ms)}, the drains finished meanwhile); from its first answer to StartRequests at the fabric.`,
+      "",
+      "| Measure | median / p90 | Target |",
+      "| --- | --- | --- |",
+      `| First answer → StartRequests | ${range(f.answeredToStartRequestsMs, ms)} | |`,
+      `| ÷ active report interval | ${range(f.ratio, (v) => v.toFixed(3))} | ≤ ${f.target} (${verdict(f.pass)}, max) |`,
+      "",
+    );
+  }
   const idle = r.relayIdle as RelayIdle | null;
   if (idle?.rssMiB && idle.targets) {
     lines.push(

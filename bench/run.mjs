@@ -4,6 +4,8 @@
 // left to node_modules). Writes bench/results/latest.{json,md} and relay-idle.{json,md}.
 // Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N, --skip-status (keep the
 // last status-scale.json), --status-only (only the status API at scale: bench/statusMain.ts).
+// --only convergence (measure (e)(f) alone, merged into the last latest.json; with --skip-idle
+// --skip-status).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -68,7 +70,11 @@ if (!telemetryOnly && (statusOnly || !process.argv.includes("--skip-status"))) {
   if (s.status !== 0) console.error(`bench: status benchmark exited with ${s.status}`);
   if (statusOnly) process.exit(s.status ?? 1);
 }
-const passOn = telemetryOnly ? ["--telemetry-overhead"] : [];
+const passOn = telemetryOnly
+  ? ["--telemetry-overhead"]
+  : process.argv.includes("--only")
+    ? ["--only", arg("--only", "")]
+    : [];
 const r = spawnSync(process.execPath, ["--enable-source-maps", outfile, root, ...passOn], {
   cwd: root,
   stdio: "inherit",

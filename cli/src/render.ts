@@ -33,6 +33,8 @@ export function renderCluster(c: ClusterPage): string[] {
   const lines = summaryLines(c);
   const dead = c.members.filter((m) => !m.live).map((m) => `${m.vm} (${m.lastSeenSecondsAgo} s)`);
   if (dead.length > 0) lines.push(`  not live: ${dead.join(", ")}`);
+  for (const m of c.members)
+    for (const p of m.imdsProblems) lines.push(`  ${m.vm}: IMDS ${p.kind} problem: ${p.detail}`);
   if (c.activeEvents.length === 0) lines.push("  no active events");
   for (const e of c.activeEvents) lines.push(`  ${eventLine(e)}`);
   if (c.activeEvents.length < c.activeEventCount)

@@ -91,6 +91,12 @@ export const CoordinatorSettings = z
     /** A notification still undelivered this long after it was queued is dropped and counted. */
     QUIESCE_NOTIFY_DEADLINE_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
     /** Log every report at debug level. */
+    /**
+     * How long a write may stay volatile in the state store: a relay's hook state is acknowledged
+     * (hooksStored) only once stored this long. 0 for Azure Table Storage, where a 2xx is durable;
+     * the local host defaults it to 6 for Azurite, which saves to disk every 5 s.
+     */
+    QUIESCE_STORAGE_SETTLE_SECONDS: z.coerce.number().min(0).max(300).default(0),
     QUIESCE_DEBUG: boolText.default(false),
   })
   .superRefine((s, ctx) => {

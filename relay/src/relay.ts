@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import {
   type ApprovalResult,
+  carryOverUnreadable,
   type Directive,
   entryOf,
   type ImdsHealth,
+  type ImdsProblem,
   PROTOCOL_VERSION,
   type RelayReport,
   type ScheduledEventsDocument,
@@ -116,6 +118,9 @@ export async function startRelay(
   let vm: VmIdentity | undefined;
   let latest: ScheduledEventsDocument | null = null;
   let latestText = "";
+  /** What the last read could not make out; reported until a read is clean again. */
+  let imdsProblems: ImdsProblem[] = [];
+  let imdsProblemsText = "[]";
   let seq = 0;
   const stats: RelaySnapshot["coordinator"] = { reports: 0, failuresInARow: 0 };
   const inFlight = new Set<Promise<unknown>>();
@@ -248,6 +253,15 @@ export async function startRelay(
     if (failuresInARow === 1) reportSoon();
   };
 
+  const setImdsProblems = (next: ImdsProblem[]) => {
+    const text = JSON.stringify(next);
+    if (text === imdsProblemsText) return;
+    if (next.length > 0) log.warn("IMDS document partly unreadable; reported", { problems: next });
+    imdsProblems = next;
+    imdsProblemsText = text;
+    reportSoon();
+  };
+
   const onRead = (read: ScheduledEventsRead) => {
     if (read.kind === "unchanged") {
       imdsHealth = undefined;
@@ -255,7 +269,8 @@ export async function startRelay(
     }
     if (read.kind === "malformed") {
       imdsFailed(`malformed: ${read.error}`);
-      return problem(`IMDS document malformed, skipped: ${read.error}`);
+      setImdsProblems(read.problems);
+      return problem(`IMDS document malformed, kept the last one: ${read.error}`);
     }
     if (read.kind === "unavailable") {
       imdsFailed(read.error);
@@ -265,13 +280,16 @@ export async function startRelay(
     imdsHealth = undefined;
     if (lastProblem) log.info("IMDS answering again");
     lastProblem = "";
-    const text = JSON.stringify(read.document);
+    setImdsProblems(read.problems);
+    // An unreadable event is not one that left: keep the last readable version of what it may be.
+    const document = carryOverUnreadable(latest, read) ?? read.document;
+    const text = JSON.stringify(document);
     if (text === latestText || !vm) return;
-    latest = read.document;
+    latest = document;
     latestText = text;
     log.info("document changed", {
-      incarnation: read.document.DocumentIncarnation,
-      events: read.document.Events.map((e) => ({
+      incarnation: document.DocumentIncarnation,
+      events: document.Events.map((e) => ({
         id: e.EventId,
         type: e.EventType,
         status: e.EventStatus,
@@ -280,7 +298,7 @@ export async function startRelay(
     });
     // One line per event, each with its eventId: `grep <EventId>` (or jq on .eventId) follows an
     // event through this VM's journal, with the same facts the coordinator counts in metrics.
-    for (const e of read.document.Events)
+    for (const e of document.Events)
       log.info("event seen", {
         eventId: e.EventId,
         eventType: e.EventType,
@@ -288,9 +306,9 @@ export async function startRelay(
         notBefore: e.NotBefore || undefined,
         affectsThisVm: e.Resources.some((r) => r.toLowerCase() === vm?.name.toLowerCase()),
         resources: e.Resources.length,
-        incarnation: read.document.DocumentIncarnation,
+        incarnation: document.DocumentIncarnation,
       });
-    setState(prune(observeDocument(state, read.document, vm.name, now()), now()));
+    setState(prune(observeDocument(state, document, vm.name, now()), now()));
     reportSoon();
     startDueHooks();
   };
@@ -415,8 +433,15 @@ export async function startRelay(
     approvals: state.approvals,
     sentAt: iso(),
     ...(imdsHealth ? { imds: imdsHealth } : {}),
+    // Only when there is something to say: a coordinator before 1.1 need never see the field.
+    ...(imdsProblems.length > 0 ? { imdsProblems } : {}),
   });
 
+  // Protocol 1.1: hook states the coordinator has not yet shown it holds in storage. Until it
+  // does, report at the active interval, even with nothing new to say: the coordinator may have
+  // answered and then lost the write (a storage crash), and only a read-back proves it kept it.
+  let unacknowledged = false;
+  let activeMs: number | undefined;
   const reportLoop = async () => {
     let heartbeatMs = bounds.min;
     let backoff = retry.baseMs;
@@ -426,7 +451,8 @@ export async function startRelay(
         if (!vm || stopping.signal.aborted) continue;
       }
       dirty = false;
-      const outcome = await coordinator.report(buildReport(vm), stopping.signal);
+      const report = buildReport(vm);
+      const outcome = await coordinator.report(report, stopping.signal);
       if (stopping.signal.aborted) break;
       if (outcome.ok) {
         if (stats.failuresInARow > 0)
@@ -436,9 +462,13 @@ export async function startRelay(
         stats.lastAnswerAt = iso();
         stats.lastError = undefined;
         backoff = retry.baseMs;
+        const { hooksStored, activeReportSeconds } = outcome.response;
+        if (activeReportSeconds !== undefined) activeMs = activeReportSeconds * 1000;
+        unacknowledged = unacknowledgedHooks(report, hooksStored);
+        const askedMs = outcome.response.nextReportInSeconds * 1000;
         heartbeatMs = Math.min(
           bounds.max,
-          Math.max(bounds.min, outcome.response.nextReportInSeconds * 1000),
+          Math.max(bounds.min, unacknowledged && activeMs ? Math.min(askedMs, activeMs) : askedMs),
         );
         log.debug("report sent", {
           applied: outcome.response.applied,
@@ -460,7 +490,12 @@ export async function startRelay(
         }
         dirty = true; // the current view is still owed, whatever changes meanwhile
         await delay(jitter(backoff), stopping.signal);
-        backoff = Math.min(backoff * 2, retry.maxMs);
+        // While something is owed (events in the document, hook states not yet stored) retry
+        // at least at the active interval, so the cluster converges within one interval of the
+        // coordinator answering again.
+        const owed = unacknowledged || (latest?.Events.length ?? 0) > 0;
+        const cap = owed && activeMs ? Math.min(retry.maxMs, activeMs) : retry.maxMs;
+        backoff = Math.min(backoff * 2, cap);
       }
     }
   };
@@ -498,4 +533,11 @@ export async function startRelay(
     },
     state: () => ({ vm, document: latest, state, bootId, seq, coordinator: { ...stats } }),
   };
+}
+
+/** Whether the report carried hook states the coordinator did not list as already stored. */
+function unacknowledgedHooks(report: RelayReport, hooksStored: string[] | undefined): boolean {
+  if (hooksStored === undefined) return false; // a 1.0 coordinator does not say
+  const stored = new Set(hooksStored.map((id) => id.toLowerCase()));
+  return report.hooks.some((h) => !stored.has(h.eventId.toLowerCase()));
 }

@@ -173,15 +173,96 @@ describe("relay against IMDS and coordinator stand-ins", () => {
     const logger = { debug() {}, info() {}, warn: (msg: string) => lines.push(msg), error() {} };
     const relay = await h.start({}, { logger });
     await waitFor("the first document", () => relay.state().document !== null);
-    h.imds.rawBody = '{"DocumentIncarnation":3,"Events":[{"EventId":"E1"}]}';
+    h.imds.rawBody = '{"DocumentIncarnation":"x","Events":[]}';
     await morePolls(2);
     h.imds.rawBody = "<html>502 Bad Gateway</html>";
     await morePolls(2);
     expect(lines.filter((l) => l.startsWith("IMDS document malformed"))).toHaveLength(2);
     expect(await h.hooks()).toEqual([]);
+    const unreadable = await waitFor(
+      "the problem reported",
+      () => h.coordinator.last()?.imdsProblems,
+    );
+    expect(unreadable).toEqual([{ kind: "document", detail: expect.stringMatching(/^not JSON/) }]);
     h.imds.rawBody = undefined;
     h.imds.setEvents([scheduled("E1", ["vm-0"])]);
     await waitFor("drain", async () => (await h.hooks()).includes("drain E1 1"));
+  });
+
+  it("reads an odd document event by event: drains what names this VM, reports what it cannot read", async () => {
+    await h.start();
+    h.imds.rawBody = JSON.stringify({
+      DocumentIncarnation: "4",
+      Events: [
+        {
+          ...scheduled("E-ODD", ["vm-0"]),
+          NotBefore: "soon",
+          DurationInSeconds: "5",
+          EventStatus: "scheduled",
+        },
+        { EventId: "E-UNREADABLE", EventStatus: "Scheduled", Resources: "vm-0" },
+      ],
+    });
+    await waitFor("drain", async () => (await h.hooks()).includes("drain E-ODD 1"));
+    const r = await waitFor("a report with the problems", () => {
+      const last = h.coordinator.last();
+      return last?.imdsProblems?.length === 2 ? last : undefined;
+    });
+    expect(
+      r.document?.Events.map((e) => [e.EventId, e.EventStatus, e.NotBefore, e.DurationInSeconds]),
+    ).toEqual([["E-ODD", "Scheduled", "", 5]]);
+    expect(r.imdsProblems?.map((p) => [p.kind, p.eventId, p.field])).toEqual([
+      ["field", "E-ODD", "NotBefore"],
+      ["event", "E-UNREADABLE", "Resources"],
+    ]);
+    h.imds.rawBody = undefined;
+    h.imds.setEvents([scheduled("E-ODD", ["vm-0"])]);
+    await waitFor("a clean report", () => {
+      const last = h.coordinator.last();
+      return last?.document?.Events[0]?.NotBefore !== "" && last?.imdsProblems === undefined;
+    });
+  });
+
+  it("does not take an event that became unreadable for one that left: no recover, still reported", async () => {
+    await h.start();
+    const e = scheduled("E1", ["vm-0"]);
+    h.imds.setEvents([e]);
+    await waitFor("drain", async () => (await h.hooks()).includes("drain E1 1"));
+    h.imds.rawBody = JSON.stringify({ DocumentIncarnation: 9, Events: [{ ...e, EventStatus: 3 }] });
+    const r = await waitFor("a report with the problem", () => {
+      const last = h.coordinator.last();
+      return last?.imdsProblems?.length ? last : undefined;
+    });
+    expect(r.document?.DocumentIncarnation).toBe(9);
+    expect(r.document?.Events.map((x) => x.EventId)).toEqual(["E1"]);
+    await morePolls(3);
+    expect(await h.hooks()).toEqual(["drain E1 1"]);
+  });
+
+  it("reports at the active interval until the coordinator shows it stored the final hook states", async () => {
+    h.coordinator.nextReportInSeconds = 30; // idle: without the acknowledgement it would wait
+    h.coordinator.extraFields = { activeReportSeconds: 1, hooksStored: [] };
+    await h.start();
+    h.imds.setEvents([scheduled("E1", ["vm-0"])]);
+    await waitFor("drain", async () => (await h.hooks()).includes("drain E1 1"));
+    h.imds.setEvents([]);
+    await waitFor("recover", async () => (await h.hooks()).includes("recover E1 1"));
+    await waitFor("the final report", () =>
+      h.coordinator.reports.some((r) => r.hooks[0]?.recover?.status === "succeeded"),
+    );
+    // Not acknowledged: it reports again within the active interval though nothing changed.
+    const count = h.coordinator.reports.length;
+    await waitFor(
+      "a report within the active interval",
+      () => h.coordinator.reports.length > count,
+      2_500,
+    );
+    h.coordinator.extraFields = { activeReportSeconds: 1, hooksStored: ["E1"] };
+    await waitFor("an acknowledged report", () => h.coordinator.reports.length > count + 1, 2_500);
+    // Acknowledged: back to the 30 s the coordinator asked for.
+    const acked = h.coordinator.reports.length;
+    await morePolls(3);
+    expect(h.coordinator.reports.length).toBe(acked);
   });
 
   it("approves only the directed events still Scheduled, echoing their ids exactly, and reports the answer", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait";
-import { type E2eCluster, startE2eCluster } from "./support/cluster";
+import { type E2eCluster, FAST_POLICY, startE2eCluster } from "./support/cluster";
 import {
   expectPlannedLifecycle,
   simEvent,
@@ -86,6 +86,11 @@ describe("resilience end to end", () => {
     expect(approved.vm).not.toBe(victim.vm);
     // Not before the dead approver's lease ran out (the coordinator and the fabric share a clock).
     expect(approved.at.realMs).toBeGreaterThanOrEqual(victim.leaseExpiresAt);
+    // And within one active interval of it (the sweep every 500 ms, then the next eligible
+    // report), plus a second for a loaded machine.
+    expect(approved.at.realMs - victim.leaseExpiresAt).toBeLessThanOrEqual(
+      FAST_POLICY.activeReportSeconds * 1000 + 1_000,
+    );
 
     proxy.blocked.delete(victim.vm);
     await c.startRelay(victim.vm); // it comes back and owes a recover if it drained

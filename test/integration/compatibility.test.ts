@@ -17,7 +17,9 @@ describe("protocol 1.x compatibility at the coordinator", () => {
     const newer = {
       ...base,
       protocol: "1.7",
-      imdsProblems: [{ kind: "unreadableEvent", detail: "added in 1.7" }],
+      imdsProblems: [
+        { kind: "field", field: "Description", detail: "Description unreadable: 1", hint: "1.7" },
+      ],
       vm: { ...base.vm, osType: "Linux", availabilitySet: "avset-web" },
       relay: { ...base.relay, platform: "linux-x64", startedAt: base.sentAt },
       hooks: base.hooks.map((h) => ({

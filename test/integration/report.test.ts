@@ -34,10 +34,12 @@ describe("POST /api/relay/report", () => {
     const res = await report(c, makeReport("web-0"));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      protocol: "1.0",
+      protocol: "1.1",
       applied: true,
       nextReportInSeconds: DEFAULT_POLICY.idleReportSeconds,
       directives: [],
+      hooksStored: [],
+      activeReportSeconds: DEFAULT_POLICY.activeReportSeconds,
     });
     const tables = await dumpTables(c.connectionString, c.prefix);
     expect(tables.Members).toHaveLength(1);

@@ -7,6 +7,7 @@ import {
   parseRelayReport,
   policyFor,
   type ReportResponse,
+  storedHooks,
 } from "@quiesce/shared";
 import { authorizeRelayForVm } from "../auth";
 import { counted, reportKeyProblems, withConflictRetry } from "../store";
@@ -42,17 +43,22 @@ export function reportHandler(deps: HandlerDeps) {
 
     const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
     const reporter = memberKey(report.vm.name);
+    const settleMs = deps.settings.QUIESCE_STORAGE_SETTLE_SECONDS * 1000;
     // Store failures (lost races, an unreachable store) are answered by withStoreErrors; the
     // reports metric counts them as "unavailable".
     let attempts = 0;
     let before: ClusterState | undefined;
+    let hooksStored: string[] = [];
     const { value: decision, ops } = await counted(() =>
       withConflictRetry(async () => {
         attempts++;
         const loaded = await deps.store.loadForReport(report);
-        const d = applyReport(loaded.state, report, deps.clock.now(), policy);
+        const now = deps.clock.now();
+        const d = applyReport(loaded.state, report, now, policy);
         await deps.store.commit(loaded, d, { reporter });
         before = loaded.state;
+        // From what storage held before this report: an answer alone proves no durability.
+        hooksStored = storedHooks(loaded.state, report, reporter, now, settleMs);
         return d;
       }, deps.retry),
     ).catch((e: unknown) => {
@@ -69,6 +75,8 @@ export function reportHandler(deps: HandlerDeps) {
       applied: decision.applied,
       nextReportInSeconds: decision.nextReportInSeconds,
       directives: decision.directives,
+      hooksStored,
+      activeReportSeconds: policy.activeReportSeconds,
     };
     return json(200, response);
   };

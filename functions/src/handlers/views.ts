@@ -32,6 +32,8 @@ export function memberView(m: Member, now: number, policy: Policy): MemberView {
     events: m.eventKeys,
     relayVersion: m.relayVersion,
     dryRun: m.dryRun,
+    // What its relay could not read in its IMDS document; "document"/"event" ones block approval.
+    imdsProblems: m.imdsProblems ?? [],
     resourceId: m.vm.resourceId,
     ...(m.vm.vmScaleSetName ? { vmScaleSetName: m.vm.vmScaleSetName } : {}),
     ...(m.vm.placementGroupId ? { placementGroupId: m.vm.placementGroupId } : {}),

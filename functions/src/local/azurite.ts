@@ -16,6 +16,8 @@ export interface AzuriteHandle {
   connectionString: string;
   port: number;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash: Azurite loses what it had not yet saved (it saves every 5 s). */
+  kill(): Promise<void>;
 }
 
 export interface AzuriteOptions {
@@ -23,6 +25,8 @@ export interface AzuriteOptions {
   location?: string;
   /** How long to wait for it to answer. */
   startTimeoutMs?: number;
+  /** A fixed port (to restart on the same data where the clients point); a free one when absent. */
+  port?: number;
 }
 
 export function azuriteConnectionString(port: number): string {
@@ -59,7 +63,7 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 async function startOnce(opts: AzuriteOptions): Promise<AzuriteHandle | null> {
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const main = createRequire(__filename).resolve("azurite/dist/src/table/main.js");
   const args = [
     main,
@@ -98,10 +102,18 @@ async function startOnce(opts: AzuriteOptions): Promise<AzuriteHandle | null> {
   const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
-      if (/EADDRINUSE/.test(output)) return null; // lost the port to someone else: try another
+      // Lost a free port to someone else: try another (a fixed one is an error).
+      if (/EADDRINUSE/.test(output) && opts.port === undefined) return null;
       throw new Error(`Azurite exited with code ${child.exitCode}: ${output.trim()}`);
     }
-    if (await answers(port)) return { connectionString: azuriteConnectionString(port), port, stop };
+    if (await answers(port)) {
+      const kill = async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill("SIGKILL");
+        await exited(child);
+      };
+      return { connectionString: azuriteConnectionString(port), port, stop, kill };
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();

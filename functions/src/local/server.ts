@@ -173,6 +173,8 @@ export async function startLocalCoordinator(
 
   try {
     const settings = loadCoordinatorSettings({
+      // Azurite saves to disk every 5 s: acknowledge hook states only once they would survive a crash.
+      QUIESCE_STORAGE_SETTLE_SECONDS: "6",
       ...extra,
       QUIESCE_STORAGE_CONNECTION_STRING: connectionString,
       QUIESCE_AUTH_MODE: "sharedKey",

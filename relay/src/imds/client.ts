@@ -1,8 +1,10 @@
 import {
   describeZodError,
+  type ImdsProblem,
   INSTANCE_METADATA_API_VERSION,
   InstanceMetadata,
-  ScheduledEventsDocument,
+  parseScheduledEventsLeniently,
+  type ScheduledEventsDocument,
   type VmIdentity,
   vmIdentityFromInstanceMetadata,
 } from "@quiesce/shared";
@@ -11,10 +13,11 @@ import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
 import { Pacer } from "./pacer";
 
+/** `problems`: what could not be read (an odd event or field of a document, or all of it). */
 export type ScheduledEventsRead =
-  | { kind: "document"; document: ScheduledEventsDocument }
+  | { kind: "document"; document: ScheduledEventsDocument; problems: ImdsProblem[] }
   | { kind: "unchanged" }
-  | { kind: "malformed"; error: string }
+  | { kind: "malformed"; error: string; problems: ImdsProblem[] }
   | { kind: "unavailable"; error: string };
 
 export interface ImdsClientOptions {
@@ -84,16 +87,19 @@ export class ImdsClient {
       json = JSON.parse(a.body);
     } catch (e) {
       this.etag = undefined;
-      return { kind: "malformed", error: `not JSON: ${(e as Error).message}` };
+      const error = `not JSON: ${(e as Error).message}`;
+      return { kind: "malformed", error, problems: [{ kind: "document", detail: error }] };
     }
-    const parsed = ScheduledEventsDocument.safeParse(json);
-    if (!parsed.success) {
+    // Event by event: one odd field must not hide the document's other events.
+    const read = parseScheduledEventsLeniently(json);
+    if (!read.document) {
       // Forget the ETag: a fixed document under the same tag must still be read again.
       this.etag = undefined;
-      return { kind: "malformed", error: describeZodError(parsed.error) };
+      const error = read.problems.map((p) => p.detail).join("; ");
+      return { kind: "malformed", error, problems: read.problems };
     }
     this.etag = a.etag;
-    return { kind: "document", document: parsed.data };
+    return { kind: "document", document: read.document, problems: read.problems };
   }
 
   /** POST StartRequests for these ids (as the document spells them). */

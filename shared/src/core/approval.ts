@@ -1,9 +1,12 @@
+import { hidesEvents } from "../protocol/imdsProblem";
 import { dict } from "./dict";
+import { DELETES_VMS } from "./eventTypes";
 import { isLive } from "./liveness";
 import type { Policy } from "./policy";
 import {
   type ClusterState,
   type EventRecord,
+  type Member,
   memberKey,
   type Phase,
   type Readiness,
@@ -59,7 +62,12 @@ export function decideApproval(
     const member = state.members[mk];
     const drain = row?.drain ?? null;
     const dispute = disputes.find((d) => d.vm === mk);
-    if (drain?.status === "succeeded") {
+    const hidden = member && imdsProblemBlocker(vm, member.imdsProblems);
+    if (hidden) {
+      // Its relay cannot read all of its document: the unreadable part may be this very event
+      // with other Resources, or another one naming the VM, so its drain proves nothing yet.
+      blockers.push(hidden);
+    } else if (drain?.status === "succeeded") {
       drained.push(vm);
     } else if (dispute) {
       blockers.push({
@@ -107,6 +115,7 @@ export function decideApproval(
   }
 
   const base = { blockers, drained };
+  const deletesVms = DELETES_VMS.has(event.eventType);
   if (activeOverride(event.hold, now))
     return { ...base, allowed: false, rule: "held", bypassesBudget: false };
   if (activeOverride(event.force, now))
@@ -114,14 +123,25 @@ export function decideApproval(
   const ruleName = matchingAutoApproveRule(event, policy);
   if (ruleName) return { ...base, allowed: true, rule: `policy:${ruleName}`, bypassesBudget: true };
   if (blockers.length === 0)
-    return { ...base, allowed: true, rule: "allDrained", bypassesBudget: false };
+    return { ...base, allowed: true, rule: "allDrained", bypassesBudget: deletesVms };
   if (
     policy.onDrainOverdue === "proceed" &&
     event.notBefore !== null &&
     now >= event.notBefore - policy.drainDeadlineSecondsBeforeNotBefore * 1000
   )
-    return { ...base, allowed: true, rule: "drainOverdue", bypassesBudget: false };
+    return { ...base, allowed: true, rule: "drainOverdue", bypassesBudget: deletesVms };
   return { ...base, allowed: false, rule: null, bypassesBudget: false };
+}
+
+function imdsProblemBlocker(vm: string, problems: Member["imdsProblems"]): Blocker | undefined {
+  const hiding = (problems ?? []).filter(hidesEvents);
+  const first = hiding[0];
+  if (!first) return undefined;
+  return {
+    vm,
+    reason: "imdsProblem",
+    detail: `its relay cannot read its IMDS document: ${first.detail}${hiding.length > 1 ? ` (and ${hiding.length - 1} more)` : ""}`,
+  };
 }
 
 /** Phases during which an event is taking VMs out of service (counts against the budget). */
@@ -133,8 +153,13 @@ export const IN_FLIGHT: ReadonlySet<Phase> = new Set([
   "ExpiredAtNotBefore",
 ]);
 
+/** Events holding a share of the budget. Preempt and Terminate never do: they delete VMs anyway. */
 export function eventsInFlight(state: ClusterState, except: string): EventRecord[] {
   return Object.values(state.events).filter(
-    (e) => e.key !== except && e.endedAt === null && IN_FLIGHT.has(e.phase),
+    (e) =>
+      e.key !== except &&
+      e.endedAt === null &&
+      IN_FLIGHT.has(e.phase) &&
+      !DELETES_VMS.has(e.eventType),
   );
 }

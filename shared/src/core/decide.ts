@@ -1,5 +1,7 @@
 import { eventKey, namesVm, notBeforeMs, type ScheduledEvent } from "../imds/scheduledEvents";
 import type { Directive, RelayReport } from "../protocol/v1";
+import { budgetOrder } from "./budgetOrder";
+import { reportInterval } from "./cadence";
 import { dict, withEntry } from "./dict";
 import { type Candidate, DELETES_VMS, evaluateEvent, isEnded } from "./evaluate";
 import { newerHookRun, sameHookRun } from "./hooks";
@@ -148,13 +150,12 @@ export function applyReport(
   transitions.push(...evaluated.transitions);
 
   const directives = directivesFor(next, mk, docEvents, hooksByKey, now);
-  const active = docEvents.size > 0 || directives.length > 0 || report.hooks.some(isRunning);
   return {
     state: next,
     directives,
     transitions,
     applied: true,
-    nextReportInSeconds: active ? policy.activeReportSeconds : policy.idleReportSeconds,
+    nextReportInSeconds: reportInterval(next, mk, docEvents, report, directives, now, policy),
     forget: [],
   };
 }
@@ -284,10 +285,9 @@ function evaluateAll(
 ): { state: ClusterState; transitions: Transition[] } {
   let events = state.events;
   const transitions: Transition[] = [];
-  // Oldest first, so when the budget allows one more event the longest-waiting one gets it.
   const ordered = Object.values(state.events)
     .filter((e) => !scope || scope.has(e.key))
-    .sort((a, b) => a.firstSeenAt - b.firstSeenAt);
+    .sort(budgetOrder);
   for (const original of ordered) {
     const current: ClusterState = { ...state, events };
     const r = evaluateEvent(current, original, now, policy, candidate);
@@ -316,6 +316,7 @@ function nextMember(
     eventKeys,
     firstSeenAt: prev?.firstSeenAt ?? now,
     lastSeenAt: prev?.lastSeenAt ?? now,
+    ...(report.imdsProblems?.length ? { imdsProblems: report.imdsProblems } : {}),
   };
   if (!prev) return candidate;
   const stale = now - prev.lastSeenAt >= livenessGranularityMs(policy);
@@ -327,6 +328,7 @@ function nextMember(
     prev.bootId === candidate.bootId &&
     prev.incarnation === candidate.incarnation &&
     prev.eventKeys.join("\n") === eventKeys.join("\n") &&
+    JSON.stringify(prev.imdsProblems ?? []) === JSON.stringify(candidate.imdsProblems ?? []) &&
     JSON.stringify(prev.vm) === JSON.stringify(candidate.vm);
   if (same) return prev;
   return { ...candidate, lastSeenAt: now };
@@ -440,10 +442,6 @@ function nextReadiness(
     firstSeenAt: stored?.firstSeenAt ?? now,
     updatedAt: now,
   };
-}
-
-function isRunning(h: RelayReport["hooks"][number]): boolean {
-  return h.drain?.status === "running" || h.recover?.status === "running";
 }
 
 function directivesFor(

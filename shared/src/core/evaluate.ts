@@ -1,5 +1,6 @@
 import { activeOverride, decideApproval, eventsInFlight } from "./approval";
 import { dict } from "./dict";
+import { DELETES_VMS } from "./eventTypes";
 import { isLive } from "./liveness";
 import type { Policy } from "./policy";
 import {
@@ -176,8 +177,7 @@ function nextPhase(
     : { phase: "Observed", reason: "waiting for drains to start" };
 }
 
-/** Preempt and Terminate delete the VMs they name: nothing comes back to recover. */
-export const DELETES_VMS: ReadonlySet<string> = new Set(["Preempt", "Terminate"]);
+export { DELETES_VMS };
 
 /** Affected VMs that drained for the event and still owe a recover (and can still do it). */
 export function recoversOwed(

@@ -1,3 +1,4 @@
+export { storedHooks } from "./acknowledge";
 export {
   activeOverride,
   decideApproval,
@@ -5,10 +6,12 @@ export {
   IN_FLIGHT,
   matchingAutoApproveRule,
 } from "./approval";
+export { HANDOFF_REPORT_SECONDS } from "./cadence";
 export * from "./coverage";
 export * from "./decide";
 export * from "./dict";
 export { isEnded } from "./evaluate";
+export { DELETES_VMS } from "./eventTypes";
 export { explain } from "./explain";
 export { isLive, livenessGranularityMs } from "./liveness";
 export * from "./policy";

@@ -1,4 +1,5 @@
 import type { VmIdentity } from "../imds/instanceMetadata";
+import type { ImdsProblem } from "../protocol/imdsProblem";
 import type { HookRun } from "../protocol/v1";
 import { type Dict, dict } from "./dict";
 import type { ResourceDispute } from "./resources";
@@ -38,6 +39,8 @@ export interface Member {
   firstSeenAt: number;
   /** Refreshed at most once per liveness granularity, so idle heartbeats cost no write. */
   lastSeenAt: number;
+  /** What the relay could not read in its IMDS document (protocol 1.1); absent: nothing. */
+  imdsProblems?: ImdsProblem[];
 }
 
 /** A member's lastSeenAt is rewritten only when older than this share of the liveness timeout. */

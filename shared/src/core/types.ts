@@ -25,6 +25,7 @@ export const BLOCKER_REASONS = [
   "neverRegistered",
   "resourcesDisputed",
   "recoverPending",
+  "imdsProblem",
 ] as const;
 
 export interface Blocker {

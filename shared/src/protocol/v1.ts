@@ -2,6 +2,7 @@ import { z } from "zod";
 import { VmIdentity } from "../imds/instanceMetadata";
 import { ScheduledEventsDocument } from "../imds/scheduledEvents";
 import type { Result } from "../result";
+import { ImdsProblems } from "./imdsProblem";
 import { ClusterName, EventIdText, IsoTime, VmName } from "./names";
 import { assertSupportedProtocol, ProtocolVersion } from "./version";
 
@@ -84,6 +85,8 @@ export const RelayReport = z.object({
   sentAt: IsoTime.optional(),
   /** Optional: older relays do not send it, and the coordinator needs nothing from it to decide. */
   imds: ImdsHealth.optional(),
+  /** 1.1: what the relay could not read in its IMDS document (absent or empty: nothing). */
+  imdsProblems: ImdsProblems.optional(),
 });
 export type RelayReport = z.infer<typeof RelayReport>;
 
@@ -114,6 +117,15 @@ export const ReportResponse = z.looseObject({
   applied: z.boolean(),
   nextReportInSeconds: z.number().positive().max(3600),
   directives: z.array(Directive),
+  /**
+   * 1.1: ids of the report's `hooks` entries storage already held, exactly as reported and
+   * durably (QUIESCE_STORAGE_SETTLE_SECONDS), before this report (or whose event ended or is not
+   * tracked). A relay keeps reporting at `activeReportSeconds` until every hook state it reported
+   * is listed: an answer alone does not prove the write survived a storage crash.
+   */
+  hooksStored: z.array(EventIdText).max(200).optional(),
+  /** 1.1: the cluster's active report interval, for the relay's own fast cadence. */
+  activeReportSeconds: z.number().positive().max(3600).optional(),
 });
 export type ReportResponse = z.infer<typeof ReportResponse>;
 

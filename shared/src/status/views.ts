@@ -3,6 +3,7 @@ import { Policy } from "../core/policy";
 import { PHASES } from "../core/state";
 import { BLOCKER_REASONS } from "../core/types";
 import { VmIdentity } from "../imds/instanceMetadata";
+import { ImdsProblem } from "../protocol/imdsProblem";
 
 /**
  * The status API's answers, one schema per shape: the coordinator builds its answers typed from
@@ -73,6 +74,11 @@ export const MemberView = z.object({
   events: z.array(z.string()),
   relayVersion: z.string(),
   dryRun: z.boolean(),
+  /**
+   * What its relay could not read in its IMDS document (protocol 1.1); `document` and `event`
+   * problems block approval of events naming the VM. Absent from coordinators before it.
+   */
+  imdsProblems: z.array(ImdsProblem).default([]),
   /** Where the VM sits, as its instance metadata says (the fields it has). */
   ...VmIdentity.pick({
     resourceId: true,

@@ -1,0 +1,195 @@
+import { type LocalCluster, startLocalCluster } from "@quiesce/demo";
+import { DEFAULT_POLICY } from "@quiesce/shared";
+import { hookMarkers, lastEnd, type Markers } from "../test/e2e/support/markers";
+import { waitFor } from "../test/support/wait";
+import { round, type Summary, summary } from "./stats";
+
+/**
+ * (e) and (f) on the whole local system (Azurite, the coordinator, the fabric simulator at time
+ * scale 1, one real relay loop per VM with marker-file hooks), with the coordinator's default
+ * policy: active report interval 5 s, a budget of 1 event in flight.
+ *
+ * (e) Budget hand-off: event A holds the budget while B, drained, waits for it. From A's
+ *     Completed transition (the coordinator's history) to the fabric receiving B's StartRequests,
+ *     as a share of the active interval. Half the rounds put B in A's availability set (the
+ *     report that completes A comes from a relay that sees B: it is handed B in the same answer),
+ *     half in another one (B's relays, which could approve it, report every second while it
+ *     waits only for the budget).
+ * (f) Convergence after a coordinator restart: an event mid-drain, the coordinator stopped, the
+ *     drains finish while it is down (each relay fails at least twice, so it is in backoff), the
+ *     coordinator started again. From its first answer to the fabric receiving StartRequests,
+ *     against the active interval.
+ */
+
+export interface HandOffSample {
+  sameGroup: boolean;
+  completedToStartRequestsMs: number;
+}
+
+export interface ConvergenceResult {
+  date: string;
+  activeReportSeconds: number;
+  handOff: {
+    rounds: number;
+    sameGroupMs: Summary;
+    otherGroupMs: Summary;
+    ratio: Summary;
+    target: number;
+    pass: boolean;
+    samples: HandOffSample[];
+  };
+  restart: {
+    rounds: number;
+    answeredToStartRequestsMs: Summary;
+    ratio: Summary;
+    target: number;
+    pass: boolean;
+    downMs: Summary;
+  };
+}
+
+const GROUPS = { a: ["a-0", "a-1"], b: ["b-0", "b-1"] } as const;
+
+async function phaseOf(c: LocalCluster, eventId: string): Promise<string | undefined> {
+  return (await c.status.event(eventId, c.cluster).catch(() => null))?.phase;
+}
+
+async function waitPhase(c: LocalCluster, eventId: string, phases: string[], what: string) {
+  await waitFor(async () => phases.includes((await phaseOf(c, eventId)) ?? ""), 60_000, what, 25);
+}
+
+const startRequestsAt = (c: LocalCluster, eventId: string) =>
+  c.fabric
+    .timeline()
+    .entries.find((t) => t.kind === "startRequests" && t.eventIds.includes(eventId))?.at.realMs;
+
+async function handOffRound(c: LocalCluster, sameGroup: boolean): Promise<HandOffSample> {
+  // A runs for 4 s once started, long enough for B to drain and wait for the budget.
+  const a = c.fabric.schedule({
+    eventType: "Freeze",
+    resources: [...GROUPS.a],
+    noticeSeconds: 120,
+    durationInSeconds: 1,
+    startedSeconds: 4,
+  });
+  await waitPhase(c, a.eventId, ["Approving", "Started"], "A approved");
+  const b = c.fabric.schedule({
+    eventType: "Freeze",
+    resources: sameGroup ? [...GROUPS.a] : [...GROUPS.b],
+    noticeSeconds: 120,
+    durationInSeconds: 1,
+    startedSeconds: 1,
+  });
+  await waitPhase(c, b.eventId, ["Ready"], "B ready, waiting for the budget");
+  await waitPhase(c, b.eventId, ["Completed"], "B completed");
+  const detail = await c.status.event(a.eventId, c.cluster);
+  const completed = detail.timeline.find((t) => t.to === "Completed");
+  const approved = startRequestsAt(c, b.eventId);
+  if (!completed || approved === undefined) throw new Error("hand-off round incomplete");
+  return { sameGroup, completedToStartRequestsMs: approved - Date.parse(completed.at) };
+}
+
+async function restartRound(c: LocalCluster, markers: Markers) {
+  const vms = [...GROUPS.b];
+  markers.setHookSeconds("drain", "b-1", 1.5);
+  const ev = c.fabric.schedule({
+    eventType: "Freeze",
+    resources: vms,
+    noticeSeconds: 120,
+    durationInSeconds: 1,
+    startedSeconds: 1,
+  });
+  await waitPhase(c, ev.eventId, ["Draining"], "draining");
+  const stoppedAt = Date.now();
+  await c.stopCoordinator();
+  await waitFor(
+    () =>
+      vms.every(
+        (vm) =>
+          lastEnd(markers.runs("drain", vm, ev.eventId)) !== undefined &&
+          (c.relays.get(vm)?.state().coordinator.failuresInARow ?? 0) >= 2,
+      ),
+    30_000,
+    "drains done while reports fail",
+    25,
+  );
+  await c.startCoordinator();
+  const answeredAt = await waitFor(
+    async () => ((await c.status.cluster(c.cluster).catch(() => null)) ? Date.now() : undefined),
+    30_000,
+    "the coordinator answering",
+    10,
+  );
+  const approved = await waitFor(
+    () => startRequestsAt(c, ev.eventId),
+    30_000,
+    "StartRequests after the restart",
+    10,
+  );
+  await waitPhase(c, ev.eventId, ["Completed"], "completed after the restart");
+  markers.setHookSeconds("drain", "b-1", 0.2);
+  return { answeredToStartRequestsMs: approved - answeredAt, downMs: answeredAt - stoppedAt };
+}
+
+export async function measureConvergence(rounds: number): Promise<ConvergenceResult> {
+  const markers = hookMarkers();
+  const c = await startLocalCluster({
+    cluster: "bench-convergence",
+    timeScale: 1,
+    topology: {
+      groups: [
+        { kind: "availabilitySet", name: "avset-a", vms: [...GROUPS.a] },
+        { kind: "availabilitySet", name: "avset-b", vms: [...GROUPS.b] },
+      ],
+    },
+    relaySettings: {
+      QUIESCE_DRAIN_COMMAND: markers.command,
+      QUIESCE_RECOVER_COMMAND: markers.command,
+    },
+  });
+  try {
+    await waitFor(
+      async () => (await c.status.cluster(c.cluster)).liveMembers === 4,
+      30_000,
+      "every relay registered",
+      100,
+    );
+    const samples: HandOffSample[] = [];
+    for (let i = 0; i < rounds; i++) samples.push(await handOffRound(c, i % 2 === 0));
+    const restarts = [];
+    for (let i = 0; i < Math.max(3, Math.ceil(rounds / 2)); i++)
+      restarts.push(await restartRound(c, markers));
+
+    const interval = DEFAULT_POLICY.activeReportSeconds * 1000;
+    const all = samples.map((s) => s.completedToStartRequestsMs);
+    const handOffRatio = summary(all.map((v) => round(v / interval, 4)));
+    const restartMs = restarts.map((r) => r.answeredToStartRequestsMs);
+    const restartRatio = summary(restartMs.map((v) => round(v / interval, 4)));
+    const of = (same: boolean) =>
+      summary(samples.filter((s) => s.sameGroup === same).map((s) => s.completedToStartRequestsMs));
+    return {
+      date: new Date().toISOString(),
+      activeReportSeconds: DEFAULT_POLICY.activeReportSeconds,
+      handOff: {
+        rounds,
+        sameGroupMs: of(true),
+        otherGroupMs: of(false),
+        ratio: handOffRatio,
+        target: 0.2,
+        pass: handOffRatio.p90 <= 0.2,
+        samples,
+      },
+      restart: {
+        rounds: restarts.length,
+        answeredToStartRequestsMs: summary(restartMs),
+        ratio: restartRatio,
+        target: 1,
+        pass: restartRatio.max <= 1,
+        downMs: summary(restarts.map((r) => r.downMs)),
+      },
+    };
+  } finally {
+    await c.stop();
+    markers.remove();
+  }
+}

@@ -1,0 +1,268 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../support/wait";
+import { CHAOS_POLICY, type ChaosCluster, startChaosCluster } from "./support/chaos";
+import {
+  expectOneApprover,
+  expectOnlyResourcesHooked,
+  expectPlannedLifecycle,
+  expectRecoveredAfterEnd,
+  simEvent,
+  startRequestsFor,
+} from "./support/lifecycle";
+import { lastEnd } from "./support/markers";
+import { approveDirectives } from "./support/reportProxy";
+
+/**
+ * Chaos end to end, every crash a SIGKILL of a real process: the coordinator instances and
+ * Azurite (on disk, which then loses what it had not saved), a relay in the middle of its drain.
+ * Throughout, two coordinator instances race, two relays' clocks are 30 s off, and one relay's
+ * reports are duplicated and replayed out of order. Each test proves the invariants from what the
+ * fabric and the hooks saw, and bounds convergence from timestamps: within one active report
+ * interval of the coordinator answering again (plus SLACK_MS for a loaded 2-core machine).
+ */
+
+const ACTIVE_MS = CHAOS_POLICY.activeReportSeconds * 1000;
+const SLACK_MS = 1_000;
+const BOUND_MS = ACTIVE_MS + SLACK_MS;
+
+const topology = {
+  groups: [
+    {
+      kind: "availabilitySet" as const,
+      name: "avset-web",
+      vms: ["web-0", "web-1", "web-2", "web-3"],
+    },
+  ],
+};
+
+/** The figure for the issue note, one line per measurement. */
+const measured = (what: string, ms: number) =>
+  process.stdout.write(`chaos: ${what}: ${Math.round(ms)} ms (bound ${BOUND_MS} ms)\n`);
+
+describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000 }, () => {
+  let x: ChaosCluster;
+  beforeAll(async () => {
+    x = await startChaosCluster(topology);
+  }, 90_000);
+  afterAll(async () => {
+    await x?.stop();
+  });
+
+  const phase = async (eventId: string) =>
+    (
+      await x
+        .status()
+        .event(eventId, x.cluster)
+        .catch(() => null)
+    )?.phase;
+  const waitForPhase = (eventId: string, phases: string[], timeoutMs = 30_000) =>
+    waitFor(
+      async () => phases.includes((await phase(eventId)) ?? ""),
+      timeoutMs,
+      `${eventId} in ${phases.join("/")}`,
+      50,
+    );
+  /** When both coordinator instances serve the status API again (storage included). */
+  const answeringAgain = async () => {
+    const at = await Promise.all(
+      x.coordinators.map((c) =>
+        waitFor(
+          async () => {
+            const r = await fetch(`${c.url}/api/status`, {
+              headers: { authorization: `Bearer ${x.operatorKey}` },
+            }).catch(() => undefined);
+            return r && r.status !== 503 && r.status < 500 ? Date.now() : undefined;
+          },
+          30_000,
+          `${c.proc.name} answering`,
+          25,
+        ),
+      ),
+    );
+    return Math.max(...at);
+  };
+
+  it("keeps every invariant with clocks 30 s off, racing instances, replayed reports and IMDS storms", async () => {
+    const { fabric, markers } = x;
+    fabric.injectFault({ group: "avset-web", route: "scheduledevents", status: 410, count: 2 });
+    fabric.injectFault({ group: "avset-web", route: "scheduledevents", status: 429, count: 4 });
+    fabric.injectFault({ group: "avset-web", route: "scheduledevents", status: 500, count: 6 });
+    fabric.injectFault({ group: "avset-web", route: "startrequests", status: 500, count: 1 });
+    const ev = fabric.schedule({
+      eventType: "Freeze",
+      resources: ["web-0", "web-1", "web-2", "web-3"],
+      noticeSeconds: 120,
+      durationInSeconds: 1,
+      startedSeconds: 1,
+    });
+    await waitForPhase(ev.eventId, ["Completed"]);
+    expectPlannedLifecycle(fabric, markers, ev.eventId);
+    expect(x.replayed()).toBeGreaterThan(0);
+    const lastDrain = Math.max(
+      ...ev.resources.map((vm) => lastEnd(markers.runs("drain", vm, ev.eventId)) ?? 0),
+    );
+    const approval = (startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0) - lastDrain;
+    measured("last drain end -> StartRequests under skew, races, replays and storms", approval);
+    expect(approval).toBeLessThanOrEqual(BOUND_MS);
+    fabric.clearFaults();
+  });
+
+  it("re-runs the drain of a relay SIGKILLed mid-drain once restarted, and approves only after it", async () => {
+    const { fabric, markers } = x;
+    markers.setHookSeconds("drain", "web-3", 2);
+    try {
+      const ev = fabric.schedule({
+        eventType: "Reboot",
+        resources: ["web-2", "web-3"],
+        noticeSeconds: 120,
+        startedSeconds: 1,
+      });
+      await waitFor(
+        () => markers.runs("drain", "web-3", ev.eventId).length > 0,
+        15_000,
+        "web-3 draining",
+      );
+      await x.relayProcess.kill();
+      expect(startRequestsFor(fabric, ev.eventId)).toEqual([]);
+      await x.relayProcess.start();
+      await waitForPhase(ev.eventId, ["Completed"], 40_000);
+      const runs = markers.runs("drain", "web-3", ev.eventId);
+      expect(runs.length, "the interrupted drain ran again").toBeGreaterThanOrEqual(2);
+      expectPlannedLifecycle(fabric, markers, ev.eventId);
+      const rerunEnd = lastEnd(runs) ?? 0;
+      const approval = (startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0) - rerunEnd;
+      measured("re-run drain end -> StartRequests after a relay SIGKILL", approval);
+      expect(approval).toBeLessThanOrEqual(BOUND_MS);
+    } finally {
+      markers.setHookSeconds("drain", "web-3", 0.2);
+    }
+  });
+
+  it("replaces an approver SIGKILLed between its election and its StartRequests within one interval of the lease", async () => {
+    const { fabric, markers } = x;
+    markers.setHookSeconds("drain", "web-3", 1); // web-3 drains last: it is elected
+    let elected: { leaseExpiresAt: number } | undefined;
+    x.relayProxy.onAnswer = (vm, answer) => {
+      const d = approveDirectives(answer)[0];
+      if (vm !== "web-3" || !d || elected) return "forward";
+      elected = { leaseExpiresAt: Date.parse(d.leaseExpiresAt) };
+      void x.relayProcess.kill(); // it dies with the directive unread
+      return "drop";
+    };
+    try {
+      const ev = fabric.schedule({
+        eventType: "Freeze",
+        resources: ["web-2", "web-3"],
+        noticeSeconds: 120,
+        durationInSeconds: 1,
+        startedSeconds: 1,
+      });
+      const victim = await waitFor(() => elected, 20_000, "web-3 elected");
+      const approved = await waitFor(
+        () => startRequestsFor(fabric, ev.eventId)[0],
+        20_000,
+        "StartRequests from another approver",
+      );
+      expect(approved.vm).not.toBe("web-3");
+      expect(approved.at.realMs).toBeGreaterThanOrEqual(victim.leaseExpiresAt);
+      measured(
+        "dead approver's lease expiry -> StartRequests by another",
+        approved.at.realMs - victim.leaseExpiresAt,
+      );
+      expect(approved.at.realMs - victim.leaseExpiresAt).toBeLessThanOrEqual(BOUND_MS);
+      x.relayProxy.onAnswer = undefined;
+      await x.relayProcess.start(); // it owes a recover
+      await waitForPhase(ev.eventId, ["Completed"], 40_000);
+      expectOneApprover(fabric, ev.eventId);
+      expectOnlyResourcesHooked(fabric, markers, ev.eventId);
+      expectRecoveredAfterEnd(fabric, markers, ev.eventId);
+      // Killed before its state file recorded the drain, web-3 may drain again once restarted
+      // (at least once, by design); what counts is that a drain of each VM ended before approval.
+      for (const vm of ev.resources) {
+        const ends = markers.runs("drain", vm, ev.eventId).flatMap((r) => (r.end ? [r.end] : []));
+        expect(Math.min(...ends), `${vm} drained before StartRequests`).toBeLessThanOrEqual(
+          approved.at.realMs,
+        );
+      }
+    } finally {
+      x.relayProxy.onAnswer = undefined;
+      markers.setHookSeconds("drain", "web-3", 0.2);
+    }
+  });
+
+  it("converges within one active interval after both instances and Azurite are SIGKILLed mid-write", async () => {
+    const { fabric, markers } = x;
+    markers.setHookSeconds("drain", "web-1", 2);
+    try {
+      const ev = fabric.schedule({
+        eventType: "Freeze",
+        resources: ["web-0", "web-1"],
+        noticeSeconds: 120,
+        durationInSeconds: 1,
+        startedSeconds: 1,
+      });
+      await waitForPhase(ev.eventId, ["Draining"]);
+      // Mid-write: while coordinator A is handling a (replayed) report of the event.
+      await waitFor(() => x.reportsInFlight() > 0, 10_000, "a report in flight to A", 1);
+      await Promise.all([...x.coordinators.map((c) => c.proc.kill()), x.killAzurite()]);
+      await waitFor(
+        () => ev.resources.every((vm) => lastEnd(markers.runs("drain", vm, ev.eventId))),
+        15_000,
+        "both drains done while the coordinator is down",
+      );
+      expect(startRequestsFor(fabric, ev.eventId)).toEqual([]);
+      expect(simEvent(fabric, ev.eventId).phase).toBe("Scheduled");
+      await x.startAzurite();
+      await Promise.all(x.coordinators.map((c) => c.start()));
+      const answeredAt = await answeringAgain();
+      const approved = await waitFor(
+        () => startRequestsFor(fabric, ev.eventId)[0],
+        20_000,
+        "StartRequests after the restart",
+      );
+      // Negative when the first instance back already had every drain reported through it.
+      const converged = Math.max(0, approved.at.realMs - answeredAt);
+      measured("coordinators + Azurite restart -> StartRequests", converged);
+      expect(converged).toBeLessThanOrEqual(BOUND_MS);
+      await waitForPhase(ev.eventId, ["Completed"]);
+      expectPlannedLifecycle(fabric, markers, ev.eventId);
+    } finally {
+      markers.setHookSeconds("drain", "web-1", 0.2);
+    }
+  });
+
+  it("heals within one active interval when Azurite is SIGKILLed right after an event completed and loses its last writes", async () => {
+    const { fabric, markers } = x;
+    // Started for 7 s: the event's first writes are saved (Azurite saves every 5 s) before it
+    // completes, so the crash takes exactly its last writes, Completed and the recovers among them.
+    const ev = fabric.schedule({
+      eventType: "Freeze",
+      resources: ["web-0", "web-2"],
+      noticeSeconds: 120,
+      durationInSeconds: 1,
+      startedSeconds: 7,
+    });
+    await waitForPhase(ev.eventId, ["Completed"]);
+    await x.killAzurite();
+    await x.startAzurite();
+    const answeredAt = await answeringAgain();
+    const done = await waitFor(
+      async () => {
+        const c = await x.status().cluster(x.cluster);
+        const d = await x.status().event(ev.eventId, x.cluster);
+        return c.activeEvents.length === 0 && d.phase === "Completed" ? d : undefined;
+      },
+      30_000,
+      "the event Completed again, nothing active",
+      50,
+    );
+    // When the surviving (or re-made) Completed transition was written.
+    const completedAt = Math.max(
+      ...done.timeline.filter((t) => t.to === "Completed").map((t) => Date.parse(t.at)),
+    );
+    const healed = Math.max(0, completedAt - answeredAt);
+    measured("Azurite restart (lost writes) -> Completed again", healed);
+    expect(healed).toBeLessThanOrEqual(BOUND_MS);
+    expectPlannedLifecycle(fabric, markers, ev.eventId);
+  });
+});
