@@ -174,6 +174,8 @@ output AZURE_TENANT_ID string = tenant().tenantId
 output AZURE_RESOURCE_GROUP string = rg.name
 output QUIESCE_COORDINATOR_URL string = coordinator.outputs.coordinatorUrl
 output QUIESCE_FUNCTION_APP_NAME string = coordinator.outputs.functionAppName
+@description('The status page; scripts/entra/add-page-redirect.sh registers it as the app registration\'s SPA redirect URI.')
+output QUIESCE_STATUS_PAGE_URL string = '${coordinator.outputs.coordinatorUrl}/api/ui'
 @description('What relays put in QUIESCE_ENTRA_AUDIENCE (a single value: the token resource).')
 output QUIESCE_ENTRA_AUDIENCE string = entraAudience
 output QUIESCE_ENTRA_TENANT_ID string = entraTenantId

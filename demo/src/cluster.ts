@@ -72,6 +72,8 @@ export interface LocalCluster {
   readonly coordinatorUrl: string;
   readonly relayKey: string;
   readonly operatorKey: string;
+  /** Read-only key for the status API and page. */
+  readonly readerKey: string;
   readonly status: StatusClient;
   readonly relays: ReadonlyMap<string, RelayHandle>;
   startRelay(vm: string): Promise<RelayHandle>;
@@ -167,6 +169,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
       coordinatorUrl: first.url,
       relayKey: first.relayKey,
       operatorKey: first.operatorKey,
+      readerKey: first.readerKey,
       status: new StatusClient(first.url, first.operatorKey),
       relays,
       startRelay: startOne,

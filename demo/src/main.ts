@@ -159,10 +159,15 @@ async function main(): Promise<number> {
   });
   const c = cluster;
   say("");
+  say(`  status page   ${c.coordinatorUrl}/api/ui   (sign in with the operator key below)`);
   say(`  coordinator   ${c.coordinatorUrl}   (status: ${c.coordinatorUrl}/api/status)`);
   say(`  simulator     ${c.fabric.url}   (control API: ${c.fabric.url}/control/timeline)`);
   say(`  relays        ${c.relays.size} VMs: ${c.fabric.vmNames().join(", ")}`);
-  say(`  operator key  in .quiesce/local-keys.json; try:`);
+  say(`  operator key  ${c.operatorKey}`);
+  say(
+    "  reader key    in .quiesce/local-keys.json (read-only: the page shows no operator buttons)",
+  );
+  say("  try:");
   say(
     `                curl -s -H "Authorization: Bearer $(node -p 'require("./.quiesce/local-keys.json").operatorKey')" ${c.coordinatorUrl}/api/status`,
   );
@@ -199,7 +204,7 @@ async function main(): Promise<number> {
   if (args.stay) {
     say("");
     say(
-      `Everything keeps running: status at ${c.coordinatorUrl}/api/status, simulator at ${c.fabric.url}/control. Ctrl-C stops.`,
+      `Everything keeps running: the page at ${c.coordinatorUrl}/api/ui, status at ${c.coordinatorUrl}/api/status, simulator at ${c.fabric.url}/control. Ctrl-C stops.`,
     );
     await new Promise<void>((r) => stop.signal.addEventListener("abort", () => r()));
     return 130;

@@ -16,6 +16,8 @@ export interface PlayResult {
 }
 
 const ENDED = new Set(["Completed", "Cancelled"]);
+/** Real time a step waits for Quiesce to see the event it acts on (relays poll IMDS once a second). */
+const SEEN_TIMEOUT_MS = 10_000;
 
 export async function play(
   scenario: Scenario,
@@ -52,7 +54,21 @@ export async function play(
   });
 
   const steps = [...scenario.steps].sort((a, b) => a.at - b.at);
+  /**
+   * A step that acts on a scheduled event (cancel, startNow, changeResources) first waits until
+   * Quiesce has seen it: at a high time scale a few simulated seconds are less than one relay
+   * poll, and the outcome would hang on that race ("never reported" instead of "Cancelled").
+   */
+  const seen = async (name: string) => {
+    const id = idOf(name);
+    const until = Date.now() + SEEN_TIMEOUT_MS;
+    while (Date.now() < until && !signal?.aborted) {
+      if (await cluster.status.event(id, cluster.cluster).catch(() => null)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
   const runStep = async (s: ScenarioStep) => {
+    if ("name" in s && s.action !== "schedule") await seen(s.name);
     switch (s.action) {
       case "schedule": {
         const ev = fabric.schedule(s.event);

@@ -65,6 +65,8 @@ export const CoordinatorSettings = z
     QUIESCE_RELAY_KEY: z.string().min(16).optional(),
     /** sharedKey mode: key for the status and operator routes. */
     QUIESCE_OPERATOR_KEY: z.string().min(16).optional(),
+    /** sharedKey mode, optional: a read-only key for the status routes and the status page. */
+    QUIESCE_READER_KEY: z.string().min(16).optional(),
     /**
      * Policy JSON: {"default": {...}, "clusters": {"name": {...}}}; see README. Resolved here,
      * once, into one complete policy per cluster.

@@ -31,4 +31,8 @@ export const ROUTES: readonly Route[] = [
     route: "events/{eventId}/force-approve",
     handler: "forceApprove",
   },
+  { name: "me", methods: ["GET"], route: "me", handler: "me" },
+  // The status page: index at /api/ui, its files (and config.json) beside it.
+  { name: "page", methods: ["GET"], route: "ui", handler: "page" },
+  { name: "pageAsset", methods: ["GET"], route: "ui/{asset}", handler: "page" },
 ];

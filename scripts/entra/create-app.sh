@@ -5,8 +5,11 @@
 # finds the app by display name and updates it.
 #
 #   scripts/entra/create-app.sh [--name quiesce-coordinator] [--azd] [--operator me|<object id>]
+#                               [--page-url https://<host>/api/ui]
 #     --azd        also store QUIESCE_ENTRA_AUDIENCE / QUIESCE_ENTRA_CLIENT_ID in the azd environment
 #     --operator   grant Quiesce.Operator (and Reader) to you ("me") or to a user/group object id
+#     --page-url   register the status page's SPA redirect URI now (azd does it after provisioning
+#                  with add-page-redirect.sh; use this when the host name is already known)
 #
 # Needs az (logged in to the tenant) and permission to create app registrations (default for
 # members unless restricted; otherwise Application Developer or Cloud Application Administrator).
@@ -15,12 +18,14 @@ set -euo pipefail
 NAME="quiesce-coordinator"
 USE_AZD=0
 OPERATOR=""
+PAGE_URL=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --name) NAME="$2"; shift 2 ;;
     --azd) USE_AZD=1; shift ;;
     --operator) OPERATOR="$2"; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    --page-url) PAGE_URL="$2"; shift 2 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "create-app.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -98,6 +103,10 @@ if [[ -n "$OPERATOR" ]]; then
   [[ "$OPERATOR" == "me" ]] && OPERATOR="$(az ad signed-in-user show --query id -o tsv)"
   assign "$OPERATOR" Quiesce.Operator
   assign "$OPERATOR" Quiesce.Reader
+fi
+
+if [[ -n "$PAGE_URL" ]]; then
+  "$(dirname "$0")/add-page-redirect.sh" --app "$APP_ID" --url "$PAGE_URL"
 fi
 
 if [[ $USE_AZD -eq 1 ]]; then

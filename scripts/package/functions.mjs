@@ -2,8 +2,9 @@
 // code only, no node_modules), host.json and a dependency-free package.json, staged in
 // <out>/functions/ (what azd deploys) and zipped to <out>/functions.zip (az functionapp deploy).
 import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
+import { buildPage } from "../../functions/scripts/build-page.mjs";
 import { entriesOf, writeZip } from "./archive.mjs";
 
 /** @param {string} root repository root @param {string} out artifacts folder */
@@ -33,6 +34,8 @@ export async function packageFunctions(root, out) {
     alias: { "@quiesce/shared": join(root, "shared", "src", "index.ts") },
     logLevel: "warning",
   });
+  // The status page's static files, next to the bundle, where functions/src/ui/assets.ts looks.
+  await buildPage(join(stage, dirname(pkg.main), "page"));
   cpSync(join(root, "functions", "host.json"), join(stage, "host.json"));
   // No dependencies: everything is in the bundle, so a remote build (if any) installs nothing.
   const manifest = {

@@ -102,12 +102,15 @@ describe("Functions deployment package", () => {
   }, 60_000);
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it("holds host.json, a dependency-free package.json and the bundle its main names, nothing else", async () => {
+  it("holds host.json, a dependency-free package.json, the bundle its main names and the status page beside it", async () => {
     const files = readZip(readFileSync(built.zip));
     const manifest = JSON.parse(files.get("package.json")?.data.toString() ?? "{}");
     expect(manifest.dependencies).toEqual({});
     expect(files.has(manifest.main)).toBe(true);
     expect(files.has("host.json")).toBe(true);
+    // functions/src/ui/assets.ts looks for the page in ./page next to the bundle.
+    for (const f of ["index.html", "app.js", "app.css"])
+      expect(files.has(`${manifest.main.replace(/[^/]+$/, "")}page/${f}`)).toBe(true);
     expect([...files.keys()].filter((f) => f.includes("node_modules"))).toEqual([]);
   }, 60_000);
 

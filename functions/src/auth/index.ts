@@ -39,6 +39,7 @@ export function createAuthenticator(
     return createSharedKeyAuthenticator({
       relayKey: settings.QUIESCE_RELAY_KEY,
       operatorKey: settings.QUIESCE_OPERATOR_KEY,
+      ...(settings.QUIESCE_READER_KEY ? { readerKey: settings.QUIESCE_READER_KEY } : {}),
     });
   }
   const tenantId = settings.QUIESCE_ENTRA_TENANT_ID;

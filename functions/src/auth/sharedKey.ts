@@ -19,21 +19,35 @@ const OPERATOR: Principal = {
   kind: "sharedKey",
 };
 
+const READER: Principal = {
+  id: "reader-key",
+  roles: ["reader"],
+  display: "reader-key",
+  kind: "sharedKey",
+};
+
 const MISSING: Record<Role, string> = {
   relay: "relay reports need the relay key",
-  reader: "the relay key cannot read status; use the operator key",
+  reader: "the relay key cannot read status; use the operator or reader key",
   operator: "operator actions need the operator key",
 };
 
-/** Local mode: two generated keys, one for relays and one for the status and operator routes. */
+/**
+ * Local mode: generated keys, one for relays, one for the status and operator routes, and
+ * optionally a read-only one (the status page shows a reader no operator buttons).
+ */
 export function createSharedKeyAuthenticator(keys: {
   relayKey: string;
   operatorKey: string;
+  readerKey?: string;
 }): Authenticator {
-  if (keys.relayKey === keys.operatorKey)
-    throw new Error("QUIESCE_RELAY_KEY and QUIESCE_OPERATOR_KEY must differ");
+  const all = [keys.relayKey, keys.operatorKey, ...(keys.readerKey ? [keys.readerKey] : [])];
+  if (new Set(all).size !== all.length)
+    throw new Error("QUIESCE_RELAY_KEY, QUIESCE_OPERATOR_KEY and QUIESCE_READER_KEY must differ");
   const relay = digest(keys.relayKey);
   const operator = digest(keys.operatorKey);
+  // Without a reader key, compare against a digest nothing hashes to, so the timing stays the same.
+  const reader = keys.readerKey ? digest(keys.readerKey) : Buffer.alloc(32, 0xff);
   return {
     async authenticate(authorization, need) {
       const bearer = parseBearer(authorization);
@@ -42,7 +56,8 @@ export function createSharedKeyAuthenticator(keys: {
       // Both comparisons always run, so timing does not tell which key was close.
       const isRelay = timingSafeEqual(presented, relay);
       const isOperator = timingSafeEqual(presented, operator);
-      const principal = isOperator ? OPERATOR : isRelay ? RELAY : undefined;
+      const isReader = timingSafeEqual(presented, reader) && keys.readerKey !== undefined;
+      const principal = isOperator ? OPERATOR : isRelay ? RELAY : isReader ? READER : undefined;
       if (!principal) return { ok: false, status: 401, error: "invalid key" };
       return requireRole({ ...principal, roles: [...principal.roles] }, need, MISSING[need]);
     },

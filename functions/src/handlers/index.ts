@@ -1,11 +1,13 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { alertsHandler } from "./alerts";
+import { conditional } from "./conditional";
 import type { HandlerDeps } from "./deps";
 import { operatorHandler } from "./operator";
 import { reportHandler } from "./report";
 import { clusterHandler, eventHandler, statusHandler } from "./status";
 import { withStoreErrors } from "./storeErrors";
 import { createSweep, type SweepSummary } from "./sweep";
+import { meHandler, pageHandler } from "./ui";
 
 export { type Clock, type HandlerDeps, systemClock } from "./deps";
 export { createSweep, type SweepSummary, sweepTimerHandler } from "./sweep";
@@ -25,19 +27,24 @@ export interface Handlers {
   hold: Handler;
   release: Handler;
   forceApprove: Handler;
+  page: Handler;
+  me: Handler;
   sweep: (context?: InvocationContext) => Promise<SweepSummary>;
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
   return {
     report: withStoreErrors("report", reportHandler(deps)),
-    status: withStoreErrors("status", statusHandler(deps)),
-    cluster: withStoreErrors("cluster", clusterHandler(deps)),
-    event: withStoreErrors("event", eventHandler(deps)),
+    // Conditional GETs: the status page polls these with If-None-Match.
+    status: conditional(withStoreErrors("status", statusHandler(deps))),
+    cluster: conditional(withStoreErrors("cluster", clusterHandler(deps))),
+    event: conditional(withStoreErrors("event", eventHandler(deps))),
     alerts: withStoreErrors("alerts", alertsHandler(deps)),
     hold: withStoreErrors("hold", operatorHandler(deps, "hold")),
     release: withStoreErrors("release", operatorHandler(deps, "release")),
     forceApprove: withStoreErrors("force-approve", operatorHandler(deps, "forceApprove")),
+    page: pageHandler(deps),
+    me: meHandler(deps),
     sweep: createSweep(deps),
   };
 }

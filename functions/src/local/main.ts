@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     [
       `Quiesce coordinator listening on ${local.url}, state in ${storage}`,
       "",
+      `Page:     ${local.url}/api/ui   (sign in with the operator key, or the read-only reader key ${local.readerKey})`,
       `Status:   curl -H "Authorization: Bearer ${local.operatorKey}" ${local.url}/api/status`,
       `Operator: curl -X POST -H "Authorization: Bearer ${local.operatorKey}" -H "Content-Type: application/json" \\`,
       `            -d '{"reason":"change freeze","ttlMinutes":60}' ${local.url}/api/events/<EventId>/hold`,

@@ -45,6 +45,7 @@ export interface LocalCoordinator {
   port: number;
   relayKey: string;
   operatorKey: string;
+  readerKey: string;
   connectionString: string;
   coordinator: Coordinator;
   stop(): Promise<void>;
@@ -152,6 +153,7 @@ export async function startLocalCoordinator(
     : {
         relayKey: randomBytes(32).toString("base64url"),
         operatorKey: randomBytes(32).toString("base64url"),
+        readerKey: randomBytes(32).toString("base64url"),
       };
 
   let server: Server | undefined;
@@ -178,6 +180,7 @@ export async function startLocalCoordinator(
       QUIESCE_AUTH_MODE: "sharedKey",
       QUIESCE_RELAY_KEY: keys.relayKey,
       QUIESCE_OPERATOR_KEY: keys.operatorKey,
+      QUIESCE_READER_KEY: keys.readerKey,
     });
     const coordinator = await createCoordinator(settings, {
       ...(opts.clock ? { clock: opts.clock } : {}),
@@ -196,6 +199,11 @@ export async function startLocalCoordinator(
     server = createServer((req, res) => {
       void (async () => {
         const url = new URL(req.url ?? "/", "http://localhost");
+        // The host root opens the status page, as a bookmark-friendly address.
+        if (url.pathname === "/" && (req.method === "GET" || req.method === "HEAD")) {
+          req.resume();
+          return writeResponse(res, { status: 302, headers: { location: "/api/ui" } }, false);
+        }
         const match = matchRoute(ROUTES, ROUTE_PREFIX, req.method ?? "GET", url.pathname);
         if ("error" in match) {
           const message = {
@@ -256,6 +264,7 @@ export async function startLocalCoordinator(
       port,
       relayKey: keys.relayKey,
       operatorKey: keys.operatorKey,
+      readerKey: keys.readerKey,
       connectionString: connectionString ?? "",
       coordinator,
       stop: cleanup,

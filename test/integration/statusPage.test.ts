@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalCoordinator, startLocalCoordinator } from "../../functions/src/local/server";
+import { useAzurite } from "../support/azurite";
+import { buildStatusPage } from "../support/page";
+import { freezeEvent, makeReport, uniquePrefix } from "./harness";
+
+/** The status page's server side over real sockets: static files, sign-in support, conditional GETs. */
+
+const azurite = useAzurite();
+let local: LocalCoordinator;
+beforeAll(async () => {
+  await buildStatusPage();
+  local = await startLocalCoordinator({
+    connectionString: azurite().connectionString,
+    settings: { QUIESCE_TABLE_PREFIX: uniquePrefix() },
+    sweepIntervalMs: 0,
+  });
+});
+afterAll(async () => {
+  await local?.stop();
+});
+
+const get = (path: string, key?: string, headers: Record<string, string> = {}) =>
+  fetch(`${local.url}${path}`, {
+    headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    redirect: "manual",
+  });
+const post = (path: string, key: string, body: unknown) =>
+  fetch(`${local.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+describe("the status page's files", () => {
+  it("are served at /api/ui (the host root redirects there) with a same-origin CSP and no key in them", async () => {
+    const root = await get("/");
+    expect(root.status).toBe(302);
+    expect(root.headers.get("location")).toBe("/api/ui");
+    for (const [path, type] of [
+      ["/api/ui", "text/html"],
+      ["/api/ui/app.js", "text/javascript"],
+      ["/api/ui/app.css", "text/css"],
+    ] as const) {
+      const r = await get(path);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toContain(type);
+      expect(r.headers.get("content-security-policy")).toContain("default-src 'self'");
+      const text = await r.text();
+      for (const secret of [local.operatorKey, local.readerKey, local.relayKey])
+        expect(text).not.toContain(secret);
+    }
+    const html = await (await get("/api/ui")).text();
+    expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/); // nothing fetched from elsewhere
+  });
+
+  it("answer a revalidation with 304, name the sign-in mode, and 404 an unknown file", async () => {
+    const first = await get("/api/ui/app.js");
+    const etag = first.headers.get("etag") as string;
+    expect(etag).toBeTruthy();
+    const again = await get("/api/ui/app.js", undefined, { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(await (await get("/api/ui/config.json")).json()).toEqual({ auth: "sharedKey" });
+    const missing = await get("/api/ui/..%2Fapp.ts");
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe("who the page signed in as", () => {
+  it("GET /api/me tells the reader key from the operator key and refuses relays and strangers", async () => {
+    expect(await (await get("/api/me", local.readerKey)).json()).toEqual({
+      principal: "reader-key",
+      roles: ["reader"],
+    });
+    const op = (await (await get("/api/me", local.operatorKey)).json()) as { roles: string[] };
+    expect(op.roles).toContain("operator");
+    expect((await get("/api/me", local.relayKey)).status).toBe(403);
+    expect((await get("/api/me", "not-a-key-at-all")).status).toBe(401);
+    expect((await get("/api/me")).status).toBe(401);
+  });
+
+  it("a reader reads status but a hold with the reader key gets 403 and changes nothing", async () => {
+    const ev = freezeEvent(["page-0"]);
+    const report = await post(
+      "/api/relay/report",
+      local.relayKey,
+      makeReport("page-0", { cluster: "page", incarnation: 1, events: [ev] }),
+    );
+    expect(report.status).toBe(200);
+    const path = `/api/events/${ev.EventId}?cluster=page`;
+    const before = await get(path, local.readerKey);
+    expect(before.status).toBe(200);
+    const forged = await post(`/api/events/${ev.EventId}/hold?cluster=page`, local.readerKey, {
+      reason: "forged",
+    });
+    expect(forged.status).toBe(403);
+    const after = (await (await get(path, local.readerKey)).json()) as { hold: unknown };
+    expect(after.hold).toBeNull();
+  });
+});
+
+describe("conditional GETs of the status API", () => {
+  it("answer 304 while only the clock moved, and 200 with a new ETag once the state changed", async () => {
+    const first = await get("/api/status", local.operatorKey);
+    const etag = first.headers.get("etag") as string;
+    expect(etag).toMatch(/^W\/"/);
+    const same = await get("/api/status", local.operatorKey, { "if-none-match": etag });
+    expect(same.status).toBe(304);
+    expect(await same.text()).toBe("");
+    await post(
+      "/api/relay/report",
+      local.relayKey,
+      makeReport("etag-0", { cluster: "etag", incarnation: 1 }),
+    );
+    const changed = await get("/api/status", local.operatorKey, { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+  });
+});
