@@ -1,5 +1,6 @@
 import { activeOverride, decideApproval, eventsInFlight } from "./approval";
-import { dict } from "./dict";
+import { budgetOrder } from "./budgetOrder";
+import { dict, withEntry } from "./dict";
 import { DELETES_VMS } from "./eventTypes";
 import { isLive } from "./liveness";
 import type { Policy } from "./policy";
@@ -233,3 +234,29 @@ export function isEnded(e: EventRecord): boolean {
 }
 
 export { memberKey };
+
+/**
+ * Re-decides the events in `scope` (all when absent), in budget order (budgetOrder.ts): the
+ * events holding the budget first, then the earliest NotBefore, so when the budget frees up the
+ * event that must start soonest gets it.
+ */
+export function evaluateAll(
+  state: ClusterState,
+  now: number,
+  policy: Policy,
+  candidate: Candidate | null,
+  scope?: ReadonlySet<string>,
+): { state: ClusterState; transitions: Transition[] } {
+  let events = state.events;
+  const transitions: Transition[] = [];
+  const ordered = Object.values(state.events)
+    .filter((e) => !scope || scope.has(e.key))
+    .sort(budgetOrder);
+  for (const original of ordered) {
+    const current: ClusterState = { ...state, events };
+    const r = evaluateEvent(current, original, now, policy, candidate);
+    if (r.event !== original) events = withEntry(events, original.key, r.event);
+    transitions.push(...r.transitions);
+  }
+  return { state: events === state.events ? state : { ...state, events }, transitions };
+}

@@ -8,14 +8,16 @@ export {
 } from "./approval";
 export { HANDOFF_REPORT_SECONDS } from "./cadence";
 export * from "./coverage";
-export * from "./decide";
 export * from "./dict";
 export { isEnded } from "./evaluate";
 export { DELETES_VMS } from "./eventTypes";
 export { explain } from "./explain";
 export { isLive, livenessGranularityMs } from "./liveness";
+export * from "./operator";
 export * from "./policy";
+export * from "./report";
 export * from "./resources";
 export * from "./scope";
 export * from "./state";
+export * from "./tick";
 export * from "./types";
