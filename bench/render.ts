@@ -1,3 +1,4 @@
+import { renderCost } from "./cost";
 import type { BenchResults } from "./main";
 import type { Summary } from "./stats";
 import { renderStatusScale } from "./statusScale";
@@ -102,6 +103,8 @@ export function renderMarkdown(r: BenchResults): string {
       "",
     );
   }
+  if (r.cost)
+    lines.push("## (g) Cost per VM-month, from measured reports", "", ...renderCost(r.cost), "");
   const idle = r.relayIdle as RelayIdle | null;
   if (idle?.rssMiB && idle.targets) {
     lines.push(

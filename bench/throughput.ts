@@ -190,6 +190,8 @@ export interface CoordinatorProcess {
   stats(opts?: {
     gc?: boolean;
   }): Promise<OpCounts & { cpuMs: number; rssBytes: number; heapUsedBytes: number }>;
+  /** With metrics on: exports now, and says how big the export since the last call was. */
+  metrics(): Promise<{ bytes: number; points: number }>;
   stop(): Promise<void>;
 }
 
@@ -238,6 +240,11 @@ export function startCoordinatorProcess(
       child.send(opts.gc ? "gc-stats" : "stats");
       const { stats, ...rest } = await answer;
       return { ...stats, ...rest };
+    },
+    async metrics() {
+      const answer = next<{ metrics: { bytes: number; points: number } }>("metrics");
+      child.send("metrics");
+      return (await answer).metrics;
     },
     async stop() {
       child.send("stop");
