@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { type ConvergenceResult, measureConvergence } from "./convergence";
 import { type CostResult, measureCost, renderCost } from "./cost";
 import { type EventsResult, measureEvents } from "./events";
+import { measurePartitions, type PartitionsResult } from "./partitions";
 import { renderMarkdown } from "./render";
 import type { StatusScaleResult } from "./statusScale";
 import { measureThroughput, type ThroughputResult } from "./throughput";
@@ -24,6 +25,8 @@ export interface BenchResults {
   convergence?: ConvergenceResult;
   /** (g) cost per VM-month from measured operations, wall time and telemetry. */
   cost?: CostResult;
+  /** (h) entities per second per table partition at 1,000 VMs in one cluster during events. */
+  partitions?: PartitionsResult;
   relayIdle: unknown;
   /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
   statusScale: StatusScaleResult | null;
@@ -53,7 +56,14 @@ async function main() {
     return c;
   };
 
-  // `--only convergence` / `--only cost`: measure that figure alone and put it into the last
+  const measureAndLogPartitions = async () => {
+    log("(h) partition load at 1,000 VMs in one cluster during events (simulated time)...");
+    const p = await measurePartitions();
+    log(`(h) busiest partition at ${p.worstShare} of its target`);
+    return p;
+  };
+
+  // `--only convergence` / `--only cost` / `--only partitions`: measure that figure alone and put it into the last
   // full results.
   const latestFile = join(out, "latest.json");
   const only = process.argv.includes("--only")
@@ -64,7 +74,9 @@ async function main() {
     const merged =
       only === "cost"
         ? { ...previous, cost: await measureAndLogCost() }
-        : { ...previous, convergence: await measureAndLogConvergence() };
+        : only === "partitions"
+          ? { ...previous, partitions: await measureAndLogPartitions() }
+          : { ...previous, convergence: await measureAndLogConvergence() };
     writeFileSync(latestFile, `${JSON.stringify(merged, null, 2)}\n`);
     writeFileSync(join(out, "latest.md"), renderMarkdown(merged));
     process.stdout.write(renderMarkdown(merged));
@@ -80,6 +92,7 @@ async function main() {
     log(`(c) ${r.vms} VMs: ${r.reportsPerSecond} reports/s, ratio ${r.ratioToRawUpserts}`);
   const convergence = await measureAndLogConvergence();
   const cost = await measureAndLogCost();
+  const partitions = await measureAndLogPartitions();
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = existsSync(idleFile) ? JSON.parse(readFileSync(idleFile, "utf8")) : null;
@@ -99,6 +112,7 @@ async function main() {
     throughput,
     convergence,
     cost,
+    partitions,
     relayIdle,
     statusScale,
   };

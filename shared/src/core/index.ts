@@ -7,6 +7,7 @@ export {
   matchingAutoApproveRule,
 } from "./approval";
 export { HANDOFF_REPORT_SECONDS } from "./cadence";
+export { needsClusterEvents } from "./clusterEvents";
 export * from "./coverage";
 export * from "./dict";
 export { isEnded } from "./evaluate";
