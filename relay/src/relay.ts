@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/shared";
+import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/shared/imds";
 import { type Clock, systemClock } from "./clock";
 import type { RelaySettings } from "./config";
 import { type TokenSource, tokenSource } from "./coordinator/auth";

@@ -1,4 +1,4 @@
-import type { RelayReport } from "@quiesce/shared";
+import type { RelayReport } from "@quiesce/shared/protocol";
 
 /** Whether the report carried hook states the coordinator did not list as already stored. */
 export function unacknowledgedHooks(

@@ -1,4 +1,5 @@
-import { type ApprovalResult, eventKey, type ScheduledEventsDocument } from "@quiesce/shared";
+import { eventKey, type ScheduledEventsDocument } from "@quiesce/shared/imds";
+import type { ApprovalResult } from "@quiesce/shared/protocol";
 
 export interface ApprovalPlan {
   /** EventIds exactly as the document spells them, for the StartRequests body. */

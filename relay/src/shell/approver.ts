@@ -1,4 +1,4 @@
-import type { ApprovalResult } from "@quiesce/shared";
+import type { ApprovalResult } from "@quiesce/shared/protocol";
 import { classifyStartRequestsAnswer, planApproval } from "../core/approve";
 import { recordApprovals } from "../core/reconcile";
 import type { ImdsClient } from "../imds/client";

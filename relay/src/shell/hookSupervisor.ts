@@ -1,5 +1,5 @@
-import type { VmIdentity } from "@quiesce/shared";
-import { entryOf } from "@quiesce/shared";
+import type { VmIdentity } from "@quiesce/shared/imds";
+import { entryOf } from "@quiesce/shared/util";
 import { dueHooks, type HookAction, hookFinished, hookStarted, prune } from "../core/reconcile";
 import { hookTimeoutMs } from "../core/timeouts";
 import type { HookOutcome } from "../hooks/outcome";

@@ -1,9 +1,5 @@
-import {
-  carryOverUnreadable,
-  type ImdsHealth,
-  type ImdsProblem,
-  type VmIdentity,
-} from "@quiesce/shared";
+import { carryOverUnreadable, type VmIdentity } from "@quiesce/shared/imds";
+import type { ImdsHealth, ImdsProblem } from "@quiesce/shared/protocol";
 import { delay, jitter } from "../clock";
 import { observeDocument, prune } from "../core/reconcile";
 import type { ImdsClient, ScheduledEventsRead } from "../imds/client";
