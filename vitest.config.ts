@@ -1,18 +1,17 @@
 import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
 
-const src = (pkg: string) => resolve(__dirname, pkg, "src/index.ts");
-
+// The workspace packages from their sources, subpaths included ("@quiesce/shared/protocol"
+// -> shared/src/protocol/index.ts), as scripts/esbuild/workspace-sources.mjs does for bundles.
 export default defineConfig({
   resolve: {
-    alias: {
-      "@quiesce/shared": src("shared"),
-      "@quiesce/functions": src("functions"),
-      "@quiesce/relay": src("relay"),
-      "@quiesce/fabric-simulator": src("fabric-simulator"),
-      "@quiesce/demo": src("demo"),
-      "@quiesce/cli": src("cli"),
-    },
+    alias: [
+      {
+        find: /^@quiesce\/([a-z-]+)\/([a-z-]+)$/,
+        replacement: resolve(__dirname, "$1/src/$2/index.ts"),
+      },
+      { find: /^@quiesce\/([a-z-]+)$/, replacement: resolve(__dirname, "$1/src/index.ts") },
+    ],
   },
   test: {
     include: ["**/*.test.ts"],

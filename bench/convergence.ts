@@ -55,7 +55,7 @@ async function phaseOf(c: LocalCluster, eventId: string): Promise<string | undef
 }
 
 async function waitPhase(c: LocalCluster, eventId: string, phases: string[], what: string) {
-  await waitFor(async () => phases.includes((await phaseOf(c, eventId)) ?? ""), 60_000, what, 25);
+  await waitFor(what, async () => phases.includes((await phaseOf(c, eventId)) ?? ""), 60_000, 25);
 }
 
 const startRequestsAt = (c: LocalCluster, eventId: string) =>
@@ -103,6 +103,7 @@ async function restartRound(c: LocalCluster, markers: Markers) {
   const stoppedAt = Date.now();
   await c.stopCoordinator();
   await waitFor(
+    "drains done while reports fail",
     () =>
       vms.every(
         (vm) =>
@@ -110,20 +111,19 @@ async function restartRound(c: LocalCluster, markers: Markers) {
           (c.relays.get(vm)?.state().coordinator.failuresInARow ?? 0) >= 2,
       ),
     30_000,
-    "drains done while reports fail",
     25,
   );
   await c.startCoordinator();
   const answeredAt = await waitFor(
+    "the coordinator answering",
     async () => ((await c.status.cluster(c.cluster).catch(() => null)) ? Date.now() : undefined),
     30_000,
-    "the coordinator answering",
     10,
   );
   const approved = await waitFor(
+    "StartRequests after the restart",
     () => startRequestsAt(c, ev.eventId),
     30_000,
-    "StartRequests after the restart",
     10,
   );
   await waitPhase(c, ev.eventId, ["Completed"], "completed after the restart");
@@ -149,9 +149,9 @@ export async function measureConvergence(rounds: number): Promise<ConvergenceRes
   });
   try {
     await waitFor(
+      "every relay registered",
       async () => (await c.status.cluster(c.cluster)).liveMembers === 4,
       30_000,
-      "every relay registered",
       100,
     );
     const samples: HandOffSample[] = [];

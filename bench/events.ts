@@ -58,9 +58,9 @@ export async function measureEvents(count: number): Promise<EventsResult> {
   });
   try {
     await waitFor(
+      "every relay registered",
       async () => (await c.status.cluster(c.cluster)).liveMembers === vms.length,
       30_000,
-      "every relay registered",
       100,
     );
     const samples: EventSample[] = [];
@@ -77,9 +77,9 @@ export async function measureEvents(count: number): Promise<EventsResult> {
         startedSeconds: 1,
       });
       await waitFor(
+        `event ${i + 1} completed`,
         async () => (await c.status.event(ev.eventId, c.cluster)).phase === "Completed",
         60_000,
-        `event ${i + 1} completed`,
         100,
       );
       const fabricEvent = c.fabric.event(ev.eventId);

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { workspaceSources } from "../scripts/esbuild/workspace-sources.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const arg = (name, fallback) => {
@@ -33,15 +34,6 @@ const outDir = join(root, "node_modules", ".cache", "quiesce-bench");
 mkdirSync(outDir, { recursive: true });
 const outfile = join(outDir, "main.cjs");
 // main.ts forks coordinatorProcess.cjs from the same folder.
-const workspaceSources = {
-  name: "workspace-sources",
-  setup(b) {
-    b.onResolve({ filter: /^@quiesce\/[a-z-]+$/ }, (a) => ({
-      path: join(root, a.path.slice("@quiesce/".length), "src", "index.ts"),
-    }));
-    b.onResolve({ filter: /^[^./]/ }, (a) => ({ path: a.path, external: true }));
-  },
-};
 await build({
   entryPoints: ["main.ts", "coordinatorProcess.ts", "statusMain.ts"].map((f) =>
     join(root, "bench", f),
@@ -53,7 +45,7 @@ await build({
   format: "cjs",
   target: "node20",
   sourcemap: "inline",
-  plugins: [workspaceSources],
+  plugins: [workspaceSources({ externalPackages: true })],
   logLevel: "error",
 });
 // --telemetry-overhead runs only figure (c), with metrics off and on (bench/main.ts).

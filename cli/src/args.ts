@@ -1,4 +1,10 @@
-import { ClusterQuery, type EventState, type Phase, StatusQuery } from "@quiesce/shared";
+import {
+  ClusterQuery,
+  type EventState,
+  type Phase,
+  type Result,
+  StatusQuery,
+} from "@quiesce/shared";
 import { z } from "zod";
 
 /** `quiesce` arguments and environment, parsed once; errors name what is wrong. */
@@ -21,19 +27,43 @@ options:
   --continuation TOKEN  start from a page's continuation (status, cluster)
   --json        print the API's JSON instead of text`;
 
-const Command = z.enum(["status", "cluster", "event", "hold", "release", "force-approve"]);
-
-export const CliArgs = z.object({
-  command: Command,
-  target: z.string().min(1).optional(),
+const common = {
   url: z.url(),
   key: z.string().min(1, "no credential: pass --key or set QUIESCE_OPERATOR_KEY / QUIESCE_TOKEN"),
-  cluster: z.string().min(1).optional(),
-  reason: z.string().min(1).optional(),
-  ttlMinutes: z.coerce.number().int().min(1).max(1440).optional(),
   json: z.boolean(),
-  all: z.boolean(),
-});
+};
+const eventId = z.string({ error: "needs an event id" }).min(1);
+const OPERATOR_COMMANDS = ["hold", "release", "force-approve"] as const;
+
+/** One shape per command: the type says what each command has, so nothing downstream casts. */
+export const CliArgs = z.discriminatedUnion("command", [
+  z.object({
+    ...common,
+    command: z.literal("status"),
+    cluster: z.string().min(1).optional(),
+    all: z.boolean(),
+  }),
+  z.object({
+    ...common,
+    command: z.literal("cluster"),
+    target: z.string({ error: "needs a cluster name" }).min(1),
+    all: z.boolean(),
+  }),
+  z.object({
+    ...common,
+    command: z.literal("event"),
+    target: eventId,
+    cluster: z.string().min(1).optional(),
+  }),
+  z.object({
+    ...common,
+    command: z.enum(OPERATOR_COMMANDS),
+    target: eventId,
+    reason: z.string({ error: "needs --reason (it is written to the audit trail)" }).min(1),
+    ttlMinutes: z.coerce.number().int().min(1).max(1440).optional(),
+    cluster: z.string().min(1).optional(),
+  }),
+]);
 
 /** Paging and filters, checked with the API's own query schemas (see parsePaging). */
 export interface Paging {
@@ -45,6 +75,8 @@ export interface Paging {
 export type CliArgs = z.infer<typeof CliArgs> & Paging;
 
 export type ParsedArgs = { ok: true; args: CliArgs } | { ok: false; error: string; help?: boolean };
+
+const COMMANDS = ["status", "cluster", "event", ...OPERATOR_COMMANDS];
 
 export function parseArgs(argv: string[], env: Record<string, string | undefined>): ParsedArgs {
   const flags: Record<string, string | boolean> = {};
@@ -68,8 +100,11 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
   ]);
   const unknown = Object.keys(flags).filter((k) => !known.has(k));
   if (unknown.length > 0) return { ok: false, error: `unknown option --${unknown[0]}\n\n${USAGE}` };
+  const command = positional[0] ?? "status";
+  if (!COMMANDS.includes(command))
+    return { ok: false, error: `unknown command ${command}\n\n${USAGE}` };
   const parsed = CliArgs.safeParse({
-    command: positional[0] ?? "status",
+    command,
     target: positional[1],
     url: flags.url ?? env.QUIESCE_URL ?? "http://127.0.0.1:7071",
     key: flags.key ?? env.QUIESCE_OPERATOR_KEY ?? env.QUIESCE_TOKEN ?? "",
@@ -79,33 +114,30 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
     json: flags.json === true,
     all: flags.all === true,
   });
-  if (!parsed.success)
-    return {
-      ok: false,
-      error: parsed.error.issues
-        .map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`)
-        .join("\n"),
-    };
-  const paging = parsePaging(parsed.data.command, flags);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    const field = first?.path.join(".") ?? "";
+    // A missing target or reason reads best as "<command> needs …".
+    const message =
+      field === "target" || field === "reason"
+        ? `${command} ${first?.message ?? "is incomplete"}`.replace(
+            /^(\S+) (\S+) needs/,
+            "$1 needs",
+          )
+        : parsed.error.issues
+            .map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`)
+            .join("\n");
+    return { ok: false, error: message };
+  }
+  const paging = parsePaging(command, flags);
   if (!paging.ok) return paging;
-  const a: CliArgs = { ...parsed.data, ...paging.value };
-  if (a.command !== "status" && !a.target)
-    return {
-      ok: false,
-      error: `${a.command} needs a ${a.command === "cluster" ? "cluster name" : "event id"}`,
-    };
-  if (["hold", "release", "force-approve"].includes(a.command) && !a.reason)
-    return { ok: false, error: `${a.command} needs --reason (it is written to the audit trail)` };
-  return { ok: true, args: a };
+  return { ok: true, args: { ...parsed.data, ...paging.value } };
 }
 
 const text = (v: string | boolean | undefined) => (typeof v === "string" ? v : undefined);
 
 /** --phase, --state, --limit, --continuation: the API's query schemas decide what is valid. */
-function parsePaging(
-  command: string,
-  flags: Record<string, string | boolean>,
-): { ok: true; value: Paging } | { ok: false; error: string } {
+function parsePaging(command: string, flags: Record<string, string | boolean>): Result<Paging> {
   const raw = {
     phase: text(flags.phase),
     state: text(flags.state),
@@ -122,23 +154,31 @@ function parsePaging(
   const stray = given.find(([k]) => !allowed.includes(k));
   if (stray) return { ok: false, error: `--${stray[0]} does not apply to ${command}` };
   if (given.length === 0) return { ok: true, value: {} };
-  const schema = command === "status" ? StatusQuery : ClusterQuery;
-  const r = schema.safeParse(Object.fromEntries(given));
-  if (!r.success) {
-    const i = r.error.issues[0];
+  const flagError = (e: z.ZodError) => {
+    const i = e.issues[0];
+    return `--${String(i?.path[0] ?? "option")}: ${i?.message ?? "bad value"}`;
+  };
+  // Only what was given is passed on: the API applies its own defaults.
+  if (command === "status") {
+    const r = StatusQuery.safeParse(Object.fromEntries(given));
+    if (!r.success) return { ok: false, error: flagError(r.error) };
     return {
-      ok: false,
-      error: `--${String(i?.path[0] ?? "option")}: ${i?.message ?? "bad value"}`,
+      ok: true,
+      value: {
+        ...(r.data.phase ? { phases: r.data.phase } : {}),
+        ...(raw.state ? { state: r.data.state } : {}),
+        ...(raw.limit ? { limit: r.data.limit } : {}),
+        ...(r.data.continuation ? { continuation: r.data.continuation } : {}),
+      },
     };
   }
-  const v = r.data as { phase?: Phase[]; state?: EventState; limit: number; continuation?: string };
+  const r = ClusterQuery.safeParse(Object.fromEntries(given));
+  if (!r.success) return { ok: false, error: flagError(r.error) };
   return {
     ok: true,
     value: {
-      ...(v.phase ? { phases: v.phase } : {}),
-      ...(raw.state ? { state: v.state as EventState } : {}),
-      ...(raw.limit ? { limit: v.limit } : {}),
-      ...(v.continuation ? { continuation: v.continuation } : {}),
+      ...(raw.limit ? { limit: r.data.limit } : {}),
+      ...(r.data.continuation ? { continuation: r.data.continuation } : {}),
     },
   };
 }

@@ -13,7 +13,6 @@ async function main(): Promise<number> {
   const client = new StatusClient(a.url, a.key);
   const print = (value: unknown, text: () => string) =>
     process.stdout.write(`${a.json ? JSON.stringify(value, null, 2) : text()}\n`);
-  const target = a.target as string;
   switch (a.command) {
     case "status": {
       const filter = {
@@ -33,8 +32,8 @@ async function main(): Promise<number> {
     }
     case "cluster": {
       const c = a.all
-        ? await client.clusterAll(target, a.limit)
-        : await client.cluster(target, {
+        ? await client.clusterAll(a.target, a.limit)
+        : await client.cluster(a.target, {
             ...(a.limit ? { limit: a.limit } : {}),
             ...(a.continuation ? { continuation: a.continuation } : {}),
           });
@@ -42,18 +41,18 @@ async function main(): Promise<number> {
       break;
     }
     case "event": {
-      const d = await client.event(target, a.cluster);
+      const d = await client.event(a.target, a.cluster);
       print(d, () => renderEventDetail(d));
       break;
     }
     default: {
       const body = {
-        reason: a.reason as string,
+        reason: a.reason,
         ...(a.cluster ? { cluster: a.cluster } : {}),
         ...(a.ttlMinutes ? { ttlMinutes: a.ttlMinutes } : {}),
       };
-      const r = await client.operator(a.command, target, body);
-      print(r, () => `${a.command} ${target}: done`);
+      const r = await client.operator(a.command, a.target, body);
+      print(r, () => `${a.command} ${a.target}: done`);
     }
   }
   return 0;

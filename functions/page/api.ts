@@ -1,5 +1,5 @@
+import { ClusterPage, EventDetail, StatusPage } from "@quiesce/shared/status";
 import { z } from "zod";
-import { ClusterPage, EventDetail, StatusPage } from "../../shared/src/status/views";
 
 // The status API's own schemas (shared with the coordinator, the CLI and the demo), from source
 // so the bundle takes only these; they drop fields a newer coordinator adds.
@@ -10,7 +10,7 @@ export {
   MemberView,
   StatusPage,
   type TimelineEntry,
-} from "../../shared/src/status/views";
+} from "@quiesce/shared/status";
 
 export const Me = z.object({ principal: z.string(), roles: z.array(z.string()) });
 export type Me = z.infer<typeof Me>;

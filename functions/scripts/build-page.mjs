@@ -6,6 +6,7 @@ import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { workspaceSources } from "../../scripts/esbuild/workspace-sources.mjs";
 
 const pageSrc = resolve(dirname(fileURLToPath(import.meta.url)), "..", "page");
 
@@ -21,6 +22,7 @@ export async function buildPage(outDir) {
     target: "es2022",
     minify: true,
     legalComments: "none",
+    plugins: [workspaceSources()],
     logLevel: "warning",
   });
   for (const f of ["index.html", "app.css"]) copyFileSync(join(pageSrc, f), join(outDir, f));

@@ -31,74 +31,103 @@ const webhookUrl = z.url().refine((u) => {
   );
 }, "must be https (http only to 127.0.0.1 / localhost)");
 
+/** Every setting but the authentication ones. */
+const common = {
+  /** Table Storage connection string (Azurite, or key-based access). */
+  QUIESCE_STORAGE_CONNECTION_STRING: z.string().min(1).optional(),
+  /** Table endpoint reached with the app's managed identity, e.g. https://acct.table.core.windows.net */
+  QUIESCE_TABLE_ENDPOINT: z.url().optional(),
+  /** Client id of the app's user-assigned identity (storage, Graph); system-assigned when absent. */
+  QUIESCE_STORAGE_CLIENT_ID: z.string().min(1).optional(),
+  /** Prefix of the table names (members, events, readiness, history, outbox). */
+  QUIESCE_TABLE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9]{0,40}$/, "letters and digits, starting with a letter")
+    .default("quiesce"),
+  /** Override of the signing keys URL (defaults to the tenant's published keys). */
+  QUIESCE_ENTRA_JWKS_URL: z.url().optional(),
+  /** Override of accepted issuers, comma-separated (defaults to the tenant's v1 and v2 issuers). */
+  QUIESCE_ENTRA_ISSUERS: z.string().min(1).optional(),
+  /** Microsoft Graph endpoint used to find the VM behind a relay's managed identity. */
+  QUIESCE_GRAPH_URL: z.url().default("https://graph.microsoft.com"),
+  /** App role a relay's identity must hold. */
+  QUIESCE_RELAY_ROLE: z.string().min(1).default("Quiesce.Relay"),
+  /** App role for the status API (read). */
+  QUIESCE_READER_ROLE: z.string().min(1).default("Quiesce.Reader"),
+  /** App role for hold / release / force-approve. */
+  QUIESCE_OPERATOR_ROLE: z.string().min(1).default("Quiesce.Operator"),
+  /**
+   * Policy JSON: {"default": {...}, "clusters": {"name": {...}}}; see README. Resolved here,
+   * once, into one complete policy per cluster.
+   */
+  QUIESCE_POLICY: json(PolicySet).default(DEFAULT_POLICIES),
+  /** Largest accepted report body. */
+  QUIESCE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(4_194_304).default(262_144),
+  /** NCRONTAB schedule of the sweep timer (Functions reads it as %QUIESCE_SWEEP_SCHEDULE%). */
+  QUIESCE_SWEEP_SCHEDULE: z.string().min(1).default("*/10 * * * * *"),
+  /** Ended events (and their readiness rows) are deleted after this many days. */
+  QUIESCE_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
+  /** History rows are deleted after this many days. */
+  QUIESCE_HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** Secret (Key Vault reference in Azure): Teams Workflows webhook URL for notifications. */
+  QUIESCE_TEAMS_WEBHOOK_URL: webhookUrl.optional(),
+  /** Secret (Key Vault reference in Azure): Slack incoming webhook URL. */
+  QUIESCE_SLACK_WEBHOOK_URL: webhookUrl.optional(),
+  /** Secret (Key Vault reference in Azure): generic JSON webhook URL, signed with the key below. */
+  QUIESCE_WEBHOOK_URL: webhookUrl.optional(),
+  /** Secret (Key Vault reference in Azure): HMAC-SHA256 key of the generic webhook's signature. */
+  QUIESCE_WEBHOOK_SECRET: z.string().min(32).optional(),
+  /** A notification still undelivered this long after it was queued is dropped and counted. */
+  QUIESCE_NOTIFY_DEADLINE_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
+  /**
+   * How long a write may stay volatile in the state store: a relay's hook state is acknowledged
+   * (hooksStored) only once stored this long. 0 for Azure Table Storage, where a 2xx is durable;
+   * the local host defaults it to 6 for Azurite, which saves to disk every 5 s.
+   */
+  QUIESCE_STORAGE_SETTLE_SECONDS: z.coerce.number().min(0).max(300).default(0),
+  /** Log every report at debug level. */
+  QUIESCE_DEBUG: boolText.default(false),
+};
+
+const required = (mode: string) => `required when QUIESCE_AUTH_MODE=${mode}`;
+const key = (mode: string) =>
+  z.string({ error: required(mode) }).min(16, "must be at least 16 characters");
+
+/** In Azure: Entra tokens (relays' managed identities, operators' sign-in) for the app. */
+const EntraAuth = z.object({
+  ...common,
+  QUIESCE_AUTH_MODE: z.literal("entra"),
+  QUIESCE_ENTRA_TENANT_ID: z.string({ error: required("entra") }).min(1, required("entra")),
+  /** Accepted `aud` values, comma-separated: the app id URI and/or the client id. */
+  QUIESCE_ENTRA_AUDIENCE: z.string({ error: required("entra") }).min(1, required("entra")),
+});
+
+/** Locally: generated shared keys. */
+const SharedKeyAuth = z.object({
+  ...common,
+  QUIESCE_AUTH_MODE: z.literal("sharedKey"),
+  /** Key relays present. */
+  QUIESCE_RELAY_KEY: key("sharedKey"),
+  /** Key for the status and operator routes. */
+  QUIESCE_OPERATOR_KEY: key("sharedKey"),
+  /** Optional: a read-only key for the status routes and the status page. */
+  QUIESCE_READER_KEY: z.string().min(16).optional(),
+});
+
+/**
+ * One schema per authentication mode (a discriminated union on QUIESCE_AUTH_MODE, default
+ * entra), so the type says which settings a mode has and nothing downstream re-checks them.
+ */
 export const CoordinatorSettings = z
-  .object({
-    /** Table Storage connection string (Azurite, or key-based access). */
-    QUIESCE_STORAGE_CONNECTION_STRING: z.string().min(1).optional(),
-    /** Table endpoint reached with the app's managed identity, e.g. https://acct.table.core.windows.net */
-    QUIESCE_TABLE_ENDPOINT: z.url().optional(),
-    /** Client id of the app's user-assigned identity (storage, Graph); system-assigned when absent. */
-    QUIESCE_STORAGE_CLIENT_ID: z.string().min(1).optional(),
-    /** Prefix of the table names (members, events, readiness, history, outbox). */
-    QUIESCE_TABLE_PREFIX: z
-      .string()
-      .regex(/^[A-Za-z][A-Za-z0-9]{0,40}$/, "letters and digits, starting with a letter")
-      .default("quiesce"),
-    /** "entra" in Azure (managed-identity tokens), "sharedKey" locally. */
-    QUIESCE_AUTH_MODE: z.enum(["entra", "sharedKey"]).default("entra"),
-    QUIESCE_ENTRA_TENANT_ID: z.string().min(1).optional(),
-    /** Accepted `aud` values, comma-separated: the app id URI and/or the client id. */
-    QUIESCE_ENTRA_AUDIENCE: z.string().min(1).optional(),
-    /** Override of the signing keys URL (defaults to the tenant's published keys). */
-    QUIESCE_ENTRA_JWKS_URL: z.url().optional(),
-    /** Override of accepted issuers, comma-separated (defaults to the tenant's v1 and v2 issuers). */
-    QUIESCE_ENTRA_ISSUERS: z.string().min(1).optional(),
-    /** Microsoft Graph endpoint used to find the VM behind a relay's managed identity. */
-    QUIESCE_GRAPH_URL: z.url().default("https://graph.microsoft.com"),
-    /** App role a relay's identity must hold. */
-    QUIESCE_RELAY_ROLE: z.string().min(1).default("Quiesce.Relay"),
-    /** App role for the status API (read). */
-    QUIESCE_READER_ROLE: z.string().min(1).default("Quiesce.Reader"),
-    /** App role for hold / release / force-approve. */
-    QUIESCE_OPERATOR_ROLE: z.string().min(1).default("Quiesce.Operator"),
-    /** sharedKey mode: key relays present. */
-    QUIESCE_RELAY_KEY: z.string().min(16).optional(),
-    /** sharedKey mode: key for the status and operator routes. */
-    QUIESCE_OPERATOR_KEY: z.string().min(16).optional(),
-    /** sharedKey mode, optional: a read-only key for the status routes and the status page. */
-    QUIESCE_READER_KEY: z.string().min(16).optional(),
-    /**
-     * Policy JSON: {"default": {...}, "clusters": {"name": {...}}}; see README. Resolved here,
-     * once, into one complete policy per cluster.
-     */
-    QUIESCE_POLICY: json(PolicySet).default(DEFAULT_POLICIES),
-    /** Largest accepted report body. */
-    QUIESCE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(4_194_304).default(262_144),
-    /** NCRONTAB schedule of the sweep timer (Functions reads it as %QUIESCE_SWEEP_SCHEDULE%). */
-    QUIESCE_SWEEP_SCHEDULE: z.string().min(1).default("*/10 * * * * *"),
-    /** Ended events (and their readiness rows) are deleted after this many days. */
-    QUIESCE_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
-    /** History rows are deleted after this many days. */
-    QUIESCE_HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
-    /** Secret (Key Vault reference in Azure): Teams Workflows webhook URL for notifications. */
-    QUIESCE_TEAMS_WEBHOOK_URL: webhookUrl.optional(),
-    /** Secret (Key Vault reference in Azure): Slack incoming webhook URL. */
-    QUIESCE_SLACK_WEBHOOK_URL: webhookUrl.optional(),
-    /** Secret (Key Vault reference in Azure): generic JSON webhook URL, signed with the key below. */
-    QUIESCE_WEBHOOK_URL: webhookUrl.optional(),
-    /** Secret (Key Vault reference in Azure): HMAC-SHA256 key of the generic webhook's signature. */
-    QUIESCE_WEBHOOK_SECRET: z.string().min(32).optional(),
-    /** A notification still undelivered this long after it was queued is dropped and counted. */
-    QUIESCE_NOTIFY_DEADLINE_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
-    /** Log every report at debug level. */
-    /**
-     * How long a write may stay volatile in the state store: a relay's hook state is acknowledged
-     * (hooksStored) only once stored this long. 0 for Azure Table Storage, where a 2xx is durable;
-     * the local host defaults it to 6 for Azurite, which saves to disk every 5 s.
-     */
-    QUIESCE_STORAGE_SETTLE_SECONDS: z.coerce.number().min(0).max(300).default(0),
-    QUIESCE_DEBUG: boolText.default(false),
-  })
+  .preprocess(
+    (input) =>
+      typeof input === "object" &&
+      input !== null &&
+      (input as Record<string, unknown>).QUIESCE_AUTH_MODE === undefined
+        ? { ...input, QUIESCE_AUTH_MODE: "entra" }
+        : input,
+    z.discriminatedUnion("QUIESCE_AUTH_MODE", [EntraAuth, SharedKeyAuth]),
+  )
   .superRefine((s, ctx) => {
     if (!s.QUIESCE_STORAGE_CONNECTION_STRING === !s.QUIESCE_TABLE_ENDPOINT) {
       ctx.addIssue({
@@ -113,30 +142,18 @@ export const CoordinatorSettings = z
         path: ["QUIESCE_WEBHOOK_SECRET"],
         message: "QUIESCE_WEBHOOK_URL and QUIESCE_WEBHOOK_SECRET go together",
       });
-    if (s.QUIESCE_AUTH_MODE === "entra") {
-      for (const k of ["QUIESCE_ENTRA_TENANT_ID", "QUIESCE_ENTRA_AUDIENCE"] as const) {
-        if (!s[k])
-          ctx.addIssue({
-            code: "custom",
-            path: [k],
-            message: "required when QUIESCE_AUTH_MODE=entra",
-          });
-      }
-    } else {
-      for (const k of ["QUIESCE_RELAY_KEY", "QUIESCE_OPERATOR_KEY"] as const) {
-        if (!s[k])
-          ctx.addIssue({
-            code: "custom",
-            path: [k],
-            message: "required when QUIESCE_AUTH_MODE=sharedKey",
-          });
-      }
-    }
   });
 export type CoordinatorSettings = z.infer<typeof CoordinatorSettings>;
 
+/** Every setting of every mode, by name: for listing them and checking values one by one. */
+export const COORDINATOR_SETTING_FIELDS = {
+  ...EntraAuth.shape,
+  ...SharedKeyAuth.shape,
+  QUIESCE_AUTH_MODE: z.enum(["entra", "sharedKey"]),
+};
+
 /** Names every setting the coordinator reads (the infra consistency test uses this). */
-export const COORDINATOR_SETTING_NAMES = Object.keys(CoordinatorSettings.shape);
+export const COORDINATOR_SETTING_NAMES = Object.keys(COORDINATOR_SETTING_FIELDS);
 
 export class ConfigError extends Error {
   override name = "ConfigError";

@@ -3,8 +3,9 @@ export * from "./auth";
 export * from "./config";
 export { type Coordinator, createCoordinator } from "./coordinator";
 export * from "./handlers";
-export { type AzuriteHandle, startAzurite } from "./local/azurite";
+export { type AzuriteHandle, type AzuriteOptions, startAzurite } from "./local/azurite";
 export { loadOrCreateLocalKeys } from "./local/keys";
+export { matchRoute } from "./local/router";
 export {
   type LocalCoordinator,
   type LocalCoordinatorOptions,
@@ -17,7 +18,9 @@ export {
   verifySignature,
   type WebhookReceiver,
 } from "./local/webhookReceiver";
-export { ROUTES } from "./routes";
+export type { Notification } from "./notify/core";
+export { Sinks } from "./notify/sinks";
+export { ROUTE_PREFIX, ROUTES } from "./routes";
 export * from "./store";
 export { localMetrics, type Point, pointsNamed } from "./telemetry/local";
 export { METRICS } from "./telemetry/metrics";

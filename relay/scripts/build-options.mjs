@@ -4,9 +4,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateRawSync } from "node:zlib";
 import { build } from "esbuild";
+import { workspaceSources } from "../../scripts/esbuild/workspace-sources.mjs";
 
 const relayDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const repoDir = resolve(relayDir, "..");
 
 /**
  * @azure/identity is only needed in managedIdentity mode, yet merely carrying its ~1 MB of code
@@ -86,8 +86,7 @@ export function relayBuildOptions(o) {
     keepNames: true, // error names (SettingsError, HttpTimeoutError...) stay readable in logs
     legalComments: "eof",
     // The workspace package from source, so the bundle does not depend on a prior `tsc -b`.
-    alias: { "@quiesce/shared": join(repoDir, "shared", "src", "index.ts") },
-    plugins: [embeddedIdentity, englishOnlyZod],
+    plugins: [workspaceSources(), embeddedIdentity, englishOnlyZod],
     logLevel: "warning",
   };
 }

@@ -1,4 +1,4 @@
-import { ClusterName, describeZodError } from "@quiesce/shared";
+import { ClusterName, describeZodError } from "@quiesce/shared/protocol";
 import { z } from "zod";
 
 /**

@@ -5,6 +5,7 @@ import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { buildPage } from "../../functions/scripts/build-page.mjs";
+import { workspaceSources } from "../esbuild/workspace-sources.mjs";
 import { entriesOf, writeZip } from "./archive.mjs";
 
 /** @param {string} root repository root @param {string} out artifacts folder */
@@ -31,7 +32,7 @@ export async function packageFunctions(root, out) {
     legalComments: "linked",
     // Provided by the Functions Node worker at run time, not an npm package.
     external: ["@azure/functions-core"],
-    alias: { "@quiesce/shared": join(root, "shared", "src", "index.ts") },
+    plugins: [workspaceSources()],
     logLevel: "warning",
   });
   // The status page's static files, next to the bundle, where functions/src/ui/assets.ts looks.

@@ -1,10 +1,10 @@
+/**
+ * Everything shared, for the coordinator, the CLI, the demo and tests. The relay imports only the
+ * subpaths it needs (`@quiesce/shared/protocol`, `/imds`, `/util`; Biome enforces it), so the
+ * coordinator's decision core never ships in the relay's bundle.
+ */
 export * from "./core";
-export * from "./imds/instanceMetadata";
-export * from "./imds/lenientDocument";
-export * from "./imds/scheduledEvents";
-export * from "./protocol/imdsProblem";
-export * from "./protocol/names";
-export * from "./protocol/v1";
-export * from "./protocol/version";
+export * from "./imds";
+export * from "./protocol";
 export * from "./result";
 export * from "./status";

@@ -15,7 +15,12 @@ export function parseJsonWith<S extends z.ZodType>(schema: S, text: string): Res
   } catch (e) {
     return { ok: false, error: `not JSON: ${(e as Error).message}` };
   }
-  const parsed = schema.safeParse(json);
+  return parseWith(schema, json);
+}
+
+/** A value through a schema: the complaint names the field (describeZodError). */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown): Result<z.output<S>> {
+  const parsed = schema.safeParse(value);
   return parsed.success
     ? { ok: true, value: parsed.data }
     : { ok: false, error: describeZodError(parsed.error) };

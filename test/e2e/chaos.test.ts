@@ -57,9 +57,9 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
     )?.phase;
   const waitForPhase = (eventId: string, phases: string[], timeoutMs = 30_000) =>
     waitFor(
+      `${eventId} in ${phases.join("/")}`,
       async () => phases.includes((await phase(eventId)) ?? ""),
       timeoutMs,
-      `${eventId} in ${phases.join("/")}`,
       50,
     );
   /** When both coordinator instances serve the status API again (storage included). */
@@ -67,6 +67,7 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
     const at = await Promise.all(
       x.coordinators.map((c) =>
         waitFor(
+          `${c.proc.name} answering`,
           async () => {
             const r = await fetch(`${c.url}/api/status`, {
               headers: { authorization: `Bearer ${x.operatorKey}` },
@@ -74,7 +75,6 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
             return r && r.status !== 503 && r.status < 500 ? Date.now() : undefined;
           },
           30_000,
-          `${c.proc.name} answering`,
           25,
         ),
       ),
@@ -118,9 +118,9 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
         startedSeconds: 1,
       });
       await waitFor(
+        "web-3 draining",
         () => markers.runs("drain", "web-3", ev.eventId).length > 0,
         15_000,
-        "web-3 draining",
       );
       await x.relayProcess.kill();
       expect(startRequestsFor(fabric, ev.eventId)).toEqual([]);
@@ -157,11 +157,11 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
         durationInSeconds: 1,
         startedSeconds: 1,
       });
-      const victim = await waitFor(() => elected, 20_000, "web-3 elected");
+      const victim = await waitFor("web-3 elected", () => elected, 20_000);
       const approved = await waitFor(
+        "StartRequests from another approver",
         () => startRequestsFor(fabric, ev.eventId)[0],
         20_000,
-        "StartRequests from another approver",
       );
       expect(approved.vm).not.toBe("web-3");
       expect(approved.at.realMs).toBeGreaterThanOrEqual(victim.leaseExpiresAt);
@@ -203,12 +203,12 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       });
       await waitForPhase(ev.eventId, ["Draining"]);
       // Mid-write: while coordinator A is handling a (replayed) report of the event.
-      await waitFor(() => x.reportsInFlight() > 0, 10_000, "a report in flight to A", 1);
+      await waitFor("a report in flight to A", () => x.reportsInFlight() > 0, 10_000, 1);
       await Promise.all([...x.coordinators.map((c) => c.proc.kill()), x.killAzurite()]);
       await waitFor(
+        "both drains done while the coordinator is down",
         () => ev.resources.every((vm) => lastEnd(markers.runs("drain", vm, ev.eventId))),
         15_000,
-        "both drains done while the coordinator is down",
       );
       expect(startRequestsFor(fabric, ev.eventId)).toEqual([]);
       expect(simEvent(fabric, ev.eventId).phase).toBe("Scheduled");
@@ -216,9 +216,9 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       await Promise.all(x.coordinators.map((c) => c.start()));
       const answeredAt = await answeringAgain();
       const approved = await waitFor(
+        "StartRequests after the restart",
         () => startRequestsFor(fabric, ev.eventId)[0],
         20_000,
-        "StartRequests after the restart",
       );
       // Negative when the first instance back already had every drain reported through it.
       const converged = Math.max(0, approved.at.realMs - answeredAt);
@@ -247,13 +247,13 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
     await x.startAzurite();
     const answeredAt = await answeringAgain();
     const done = await waitFor(
+      "the event Completed again, nothing active",
       async () => {
         const c = await x.status().cluster(x.cluster);
         const d = await x.status().event(ev.eventId, x.cluster);
         return c.activeEvents.length === 0 && d.phase === "Completed" ? d : undefined;
       },
       30_000,
-      "the event Completed again, nothing active",
       50,
     );
     // When the surviving (or re-made) Completed transition was written.

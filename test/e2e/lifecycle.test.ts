@@ -99,22 +99,22 @@ describe("event lifecycle end to end", () => {
       noticeSeconds: 600,
     });
     await waitFor(
+      "web-2 drained and web-3 draining",
       () =>
         lastEnd(markers.runs("drain", "web-2", ev.eventId)) !== undefined &&
         markers.runs("drain", "web-3", ev.eventId).length > 0,
       15_000,
-      "web-2 drained and web-3 draining",
     );
     c.fabric.cancel(ev.eventId);
     const done = await waitForPhase(c, ev.eventId, ["Cancelled"], 15_000);
     expect(done.approval.approvedAt).toBeNull();
     await waitFor(
+      "both VMs recovered",
       () =>
         ["web-2", "web-3"].every(
           (vm) => lastEnd(markers.runs("recover", vm, ev.eventId)) !== undefined,
         ),
       20_000,
-      "both VMs recovered",
     );
     expect(startRequestsFor(c.fabric, ev.eventId)).toEqual([]);
     expect(simEvent(c.fabric, ev.eventId).removalCause).toBe("cancelled");
@@ -156,9 +156,9 @@ describe("event lifecycle end to end", () => {
       startedSeconds: 1,
     });
     await waitFor(
+      "web-0 draining",
       () => markers.runs("drain", "web-0", ev.eventId).length > 0,
       15_000,
-      "web-0 draining",
     );
     c.fabric.changeResources(ev.eventId, ["web-0", "web-2"]);
     const done = await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
@@ -185,22 +185,22 @@ describe("event lifecycle end to end", () => {
       reason: "e2e: change freeze",
     });
     await waitFor(
+      "vmss-api_2 drained",
       () => lastEnd(markers.runs("drain", "vmss-api_2", ev.eventId)) !== undefined,
       15_000,
-      "vmss-api_2 drained",
     );
     // Drained, reported, and still held: two active report intervals pass without StartRequests.
     const held = await waitFor(
+      "the drain reported",
       async () => {
         const d = await c.status.event(ev.eventId, c.cluster);
         return d.drained.includes("vmss-api_2") ? d : null;
       },
       15_000,
-      "the drain reported",
     );
     expect(held.phase).not.toBe("Approving");
     const heldSince = Date.now();
-    await waitFor(() => Date.now() - heldSince > 2_500, 5_000, "two report intervals");
+    await waitFor("two report intervals", () => Date.now() - heldSince > 2_500, 5_000);
     expect(startRequestsFor(c.fabric, ev.eventId)).toEqual([]);
     await c.status.operator("release", ev.eventId, { cluster: c.cluster, reason: "e2e: done" });
     const releasedAt = Date.now();
@@ -219,7 +219,7 @@ describe("event lifecycle end to end", () => {
     const notBefore = simEvent(c.fabric, ev.eventId).notBeforeMs as number;
     const notice = notBefore - simEvent(c.fabric, ev.eventId).scheduledAt.simMs;
     expect(Math.abs(notice - 30_000), "about 30 s of notice").toBeLessThan(1_000); // NotBefore has whole seconds
-    await waitFor(() => simEvent(c.fabric, ev.eventId).removedAt, 30_000, "Azure ends the Preempt");
+    await waitFor("Azure ends the Preempt", () => simEvent(c.fabric, ev.eventId).removedAt, 30_000);
     await c.stopRelay("spot-0"); // Azure deleted the VM, and its relay with it
     // Nobody is left to report the event gone: the sweep ends it once spot-0 is no longer live.
     const done = await waitForPhase(c, ev.eventId, ["Completed"], 45_000);

@@ -68,16 +68,16 @@ describe("metrics after an end-to-end run", () => {
     });
     // Gauges come from the sweep (every 500 ms here) while events are active.
     await waitFor(
+      "5 live relays in the gauge",
       async () =>
         pointsNamed(await metrics.points(), "quiesce.relays.live", { cluster: "e2e" })[0]?.value ===
         5,
       10_000,
-      "5 live relays in the gauge",
     );
     await waitFor(
+      "web-2 draining",
       () => markers.runs("drain", "web-2", cancelled.eventId).length > 0,
       15_000,
-      "web-2 draining",
     );
     c.fabric.cancel(cancelled.eventId);
     await Promise.all([
@@ -86,9 +86,9 @@ describe("metrics after an end-to-end run", () => {
       waitForPhase(c, expired.eventId, ["ExpiredAtNotBefore", "Recovering", "Completed"], 20_000),
     ]);
     await waitFor(
+      "drain ended",
       () => lastEnd(markers.runs("drain", "web-0", approved.eventId)) !== undefined,
       5_000,
-      "drain ended",
     );
 
     const points = await metrics.points();
@@ -131,6 +131,7 @@ describe("metrics after an end-to-end run", () => {
     const { c } = e;
     await c.stopRelay("vmss-x_0");
     const alerts = await waitFor(
+      "vmss-x_0 silent in GET /api/alerts",
       async () => {
         const res = await fetch(`${c.coordinatorUrl}/api/alerts`, {
           headers: { authorization: `Bearer ${c.operatorKey}` },
@@ -146,7 +147,6 @@ describe("metrics after an end-to-end run", () => {
         return mine && mine.silent.length > 0 ? mine : null;
       },
       25_000,
-      "vmss-x_0 silent in GET /api/alerts",
       250,
     );
     expect(alerts.silent.map((s) => s.vm)).toEqual(["vmss-x_0"]);

@@ -74,14 +74,14 @@ describe("resilience end to end", () => {
       proxy.blocked.add(vm); // from now on this VM's reports never reach the coordinator
       return "drop";
     };
-    const victim = await waitFor(() => killed, 20_000, "an approver elected");
+    const victim = await waitFor("an approver elected", () => killed, 20_000);
     await c.stopRelay(victim.vm);
     proxy.onAnswer = undefined;
 
     const approved = await waitFor(
+      "StartRequests from a second approver",
       () => startRequestsFor(c.fabric, ev.eventId)[0],
       20_000,
-      "StartRequests from a second approver",
     );
     expect(approved.vm).not.toBe(victim.vm);
     // Not before the dead approver's lease ran out (the coordinator and the fabric share a clock).
@@ -136,6 +136,7 @@ describe("resilience end to end", () => {
         startedSeconds: 1,
       });
       await waitFor(
+        "drains done while reports fail",
         () =>
           ["web-0", "web-3"].every(
             (vm) =>
@@ -143,7 +144,6 @@ describe("resilience end to end", () => {
               (c.relays.get(vm)?.state().coordinator.failuresInARow ?? 0) >= 2,
           ),
         15_000,
-        "drains done while reports fail",
       );
       expect(startRequestsFor(c.fabric, ev.eventId)).toEqual([]);
       expect(simEvent(c.fabric, ev.eventId).phase).toBe("Scheduled");

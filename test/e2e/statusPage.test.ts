@@ -144,12 +144,12 @@ describe.skipIf(!browserAvailable.ok)("status page in a real browser", () => {
     await c.getByText("Held by operator-key").waitFor();
     // Both VMs drained and reported while held: the hold alone keeps the event unapproved.
     const held = await waitFor(
+      "both VMs drained under the hold",
       async () => {
         const d = await e.c.status.event(ev.eventId, "e2e");
         return d.drained.length === 2 && d.waitingFor?.startsWith("operator hold") ? d : null;
       },
       20_000,
-      "both VMs drained under the hold",
       200,
     );
     expect(held.approval.approvedAt).toBeNull();

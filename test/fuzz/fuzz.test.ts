@@ -1,10 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { HttpRequest } from "@azure/functions";
+import { matchRoute, ROUTE_PREFIX, ROUTES } from "@quiesce/functions";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { matchRoute } from "../../functions/src/local/router";
-import { ROUTE_PREFIX, ROUTES } from "../../functions/src/routes";
 import { context, dumpTables, type TestCoordinator, testCoordinator } from "../integration/harness";
 import { useAzurite } from "../support/azurite";
 import { type FuzzRequest, request } from "./requests";

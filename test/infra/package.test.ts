@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, inflateRawSync } from "node:zlib";
+import { ROUTES } from "@quiesce/functions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROUTES } from "../../functions/src/routes";
 import { repoRoot } from "./bicep";
 
 // The packaging scripts are plain ESM JavaScript (run by node without a build step).

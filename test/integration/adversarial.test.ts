@@ -1,6 +1,5 @@
+import { ClusterStore, createHandlers, openTables, zeroCounts } from "@quiesce/functions";
 import { describe, expect, it } from "vitest";
-import { createHandlers } from "../../functions/src/handlers";
-import { ClusterStore, openTables, zeroCounts } from "../../functions/src/store";
 import { useAzurite } from "../support/azurite";
 import { FaultPlan, withFaults } from "../support/faultyTables";
 import {

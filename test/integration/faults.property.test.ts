@@ -1,4 +1,12 @@
 import {
+  ClusterStore,
+  isStorageUnavailable,
+  openTables,
+  RetriesExhausted,
+  withConflictRetry,
+  zeroCounts,
+} from "@quiesce/functions";
+import {
   applyReport,
   type Policy,
   PolicySet,
@@ -8,14 +16,6 @@ import {
 } from "@quiesce/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  ClusterStore,
-  isStorageUnavailable,
-  openTables,
-  RetriesExhausted,
-  withConflictRetry,
-  zeroCounts,
-} from "../../functions/src/store";
 import { useAzurite } from "../support/azurite";
 import { type FaultKind, FaultPlan, withFaults } from "../support/faultyTables";
 import { dumpTables, freezeEvent, makeReport, uniquePrefix } from "./harness";

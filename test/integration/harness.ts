@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { TableClient } from "@azure/data-tables";
 import { HttpRequest, InvocationContext } from "@azure/functions";
+import type { RetryOptions } from "@quiesce/functions";
+import { type Coordinator, createCoordinator, loadCoordinatorSettings } from "@quiesce/functions";
 import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
-import { loadCoordinatorSettings } from "../../functions/src/config";
-import { type Coordinator, createCoordinator } from "../../functions/src/coordinator";
-import type { RetryOptions } from "../../functions/src/store";
 
 /** Test doubles that are not doubles: a settable clock, real HttpRequests, real tables. */
 

@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
+import { type LocalCoordinator, startLocalCoordinator } from "@quiesce/functions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalCoordinator, startLocalCoordinator } from "../../functions/src/local/server";
 import { type AzuriteHandle, startTestAzurite } from "../support/azurite";
 import { freezeEvent, makeReport, uniquePrefix } from "./harness";
 

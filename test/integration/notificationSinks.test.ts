@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Notification } from "@quiesce/functions";
 import {
+  Sinks,
   startWebhookReceiver,
   verifySignature,
   type WebhookReceiver,
-} from "../../functions/src/local/webhookReceiver";
-import type { Notification } from "../../functions/src/notify/core";
-import { Sinks } from "../../functions/src/notify/sinks";
+} from "@quiesce/functions";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   QuiesceWebhookMessage,
   SlackWebhookMessage,

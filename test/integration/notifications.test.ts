@@ -1,12 +1,12 @@
-import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCoordinatorSettings } from "../../functions/src/config";
-import { createCoordinator } from "../../functions/src/coordinator";
 import {
+  createCoordinator,
+  loadCoordinatorSettings,
   type ReceivedMessage,
   startWebhookReceiver,
   type WebhookReceiver,
-} from "../../functions/src/local/webhookReceiver";
+} from "@quiesce/functions";
+import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";
 import { pointsNamed, testMetrics } from "../support/metrics";
 import { QuiesceWebhookMessage } from "../support/notificationSchemas";

@@ -1,5 +1,5 @@
+import type { OpCounts } from "@quiesce/functions";
 import { describe, expect, it } from "vitest";
-import type { OpCounts } from "../../functions/src/store";
 import { useAzurite } from "../support/azurite";
 import {
   call,

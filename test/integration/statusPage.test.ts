@@ -1,5 +1,5 @@
+import { type LocalCoordinator, startLocalCoordinator } from "@quiesce/functions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalCoordinator, startLocalCoordinator } from "../../functions/src/local/server";
 import { useAzurite } from "../support/azurite";
 import { buildStatusPage } from "../support/page";
 import { freezeEvent, makeReport, uniquePrefix } from "./harness";

@@ -1,4 +1,11 @@
 import {
+  ClusterStore,
+  ConcurrencyConflict,
+  openTables,
+  withConflictRetry,
+  zeroCounts,
+} from "@quiesce/functions";
+import {
   applyReport,
   type ClusterState,
   DEFAULT_POLICY,
@@ -7,13 +14,6 @@ import {
   type Readiness,
 } from "@quiesce/shared";
 import { describe, expect, it } from "vitest";
-import {
-  ClusterStore,
-  ConcurrencyConflict,
-  openTables,
-  withConflictRetry,
-  zeroCounts,
-} from "../../functions/src/store";
 import { useAzurite } from "../support/azurite";
 import { freezeEvent, makeReport, uniquePrefix } from "./harness";
 

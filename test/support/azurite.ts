@@ -1,9 +1,5 @@
+import { type AzuriteHandle, type AzuriteOptions, startAzurite } from "@quiesce/functions";
 import { afterAll, beforeAll } from "vitest";
-import {
-  type AzuriteHandle,
-  type AzuriteOptions,
-  startAzurite,
-} from "../../functions/src/local/azurite";
 
 /**
  * Azurite's table service for a test suite, from node_modules, on a free port of 127.0.0.1:

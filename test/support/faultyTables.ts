@@ -1,4 +1,4 @@
-import { ConcurrencyConflict, type CountedTable, type Tables } from "../../functions/src/store";
+import { ConcurrencyConflict, type CountedTable, type Tables } from "@quiesce/functions";
 
 /**
  * Real tables with failures injected at chosen writes: before the write (nothing happened) or

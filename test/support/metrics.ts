@@ -2,4 +2,4 @@ export {
   localMetrics as testMetrics,
   type Point,
   pointsNamed,
-} from "../../functions/src/telemetry/local";
+} from "@quiesce/functions";

@@ -1,11 +1,14 @@
-/** Polls `probe` until it returns a value (not null/undefined/false) or the deadline passes. */
+/**
+ * The one way tests wait: poll `probe` until it returns a value (not null, undefined or false)
+ * or the deadline passes; the failure says what never happened, with the probe's last error.
+ */
 export async function waitFor<T>(
-  probe: () => T | null | undefined | false | Promise<T | null | undefined | false>,
-  timeoutMs: number,
   what: string,
-  everyMs = 50,
+  probe: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+  everyMs = 25,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
     try {
@@ -14,9 +17,9 @@ export async function waitFor<T>(
     } catch (e) {
       lastError = e;
     }
-    if (Date.now() > deadline)
+    if (performance.now() > deadline)
       throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`,
+        `timed out after ${timeoutMs} ms waiting for: ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`,
       );
     await new Promise((r) => setTimeout(r, everyMs));
   }

@@ -34,8 +34,6 @@ export function createAuthenticator(
   },
 ): Authenticator {
   if (settings.QUIESCE_AUTH_MODE === "sharedKey") {
-    if (!settings.QUIESCE_RELAY_KEY || !settings.QUIESCE_OPERATOR_KEY)
-      throw new Error("sharedKey mode needs QUIESCE_RELAY_KEY and QUIESCE_OPERATOR_KEY");
     return createSharedKeyAuthenticator({
       relayKey: settings.QUIESCE_RELAY_KEY,
       operatorKey: settings.QUIESCE_OPERATOR_KEY,
@@ -44,8 +42,7 @@ export function createAuthenticator(
   }
   const tenantId = settings.QUIESCE_ENTRA_TENANT_ID;
   const audiences = list(settings.QUIESCE_ENTRA_AUDIENCE);
-  if (!tenantId || audiences.length === 0)
-    throw new Error("entra mode needs QUIESCE_ENTRA_TENANT_ID and QUIESCE_ENTRA_AUDIENCE");
+  if (audiences.length === 0) throw new Error("QUIESCE_ENTRA_AUDIENCE names no audience");
   const issuers = list(settings.QUIESCE_ENTRA_ISSUERS);
   return createEntraAuthenticator({
     tenantId,

@@ -1,7 +1,7 @@
-import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { coverage, policyFor } from "@quiesce/shared";
+import { type Handler, withAuth } from "./compose";
 import { coverageStates } from "./coverageStates";
-import { authenticate, denied, type HandlerDeps } from "./deps";
+import type { HandlerDeps } from "./deps";
 import { iso, json } from "./http";
 
 const SHOWN = 50;
@@ -11,10 +11,8 @@ const SHOWN = 50;
  * event names that never registered) and the notification outbox: what is pending, and what
  * was dropped after its deadline, with the last error (never a webhook URL).
  */
-export function alertsHandler(deps: HandlerDeps) {
-  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
-    const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
-    if (!auth.ok) return denied(auth);
+export function alertsHandler(deps: HandlerDeps): Handler {
+  return withAuth(deps, "reader", async () => {
     const now = deps.clock.now();
     const [states, undelivered] = await Promise.all([
       coverageStates(deps, now),
@@ -60,5 +58,5 @@ export function alertsHandler(deps: HandlerDeps) {
         })),
       },
     });
-  };
+  });
 }

@@ -1,5 +1,6 @@
-import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import type { InvocationContext } from "@azure/functions";
 import { alertsHandler } from "./alerts";
+import type { Handler } from "./compose";
 import { conditional } from "./conditional";
 import type { HandlerDeps } from "./deps";
 import { operatorHandler } from "./operator";
@@ -9,14 +10,9 @@ import { withStoreErrors } from "./storeErrors";
 import { createSweep, type SweepSummary } from "./sweep";
 import { meHandler, pageHandler } from "./ui";
 
+export type { Handler } from "./compose";
 export { type Clock, type HandlerDeps, systemClock } from "./deps";
 export { createSweep, type SweepSummary, sweepTimerHandler } from "./sweep";
-
-/** What every HTTP handler is: plain async functions, callable directly with a real HttpRequest. */
-export type Handler = (
-  request: HttpRequest,
-  context: InvocationContext,
-) => Promise<HttpResponseInit>;
 
 export interface Handlers {
   report: Handler;

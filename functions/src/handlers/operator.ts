@@ -1,16 +1,15 @@
-import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import {
   applyOperatorAction,
   ClusterName,
-  describeZodError,
   type OperatorAction,
   OperatorActionError,
   policyFor,
 } from "@quiesce/shared";
 import { z } from "zod";
 import { counted, withConflictRetry } from "../store";
-import { authenticate, denied, type HandlerDeps } from "./deps";
-import { json, parseJson, problem, readBody } from "./http";
+import { type Handler, jsonBody, parsedBy, withAuth } from "./compose";
+import type { HandlerDeps } from "./deps";
+import { json, problem } from "./http";
 import { eventDetail, findEvent } from "./status";
 
 const OPERATOR_BODY_LIMIT = 16_384;
@@ -28,22 +27,16 @@ export type OperatorKind = OperatorAction["kind"];
  * POST /api/events/{eventId}/hold | release | force-approve. Audited: the history of the event
  * gets a row naming who did it and why, besides the transition the core records.
  */
-export function operatorHandler(deps: HandlerDeps, kind: OperatorKind) {
-  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
-    const auth = await authenticate(
-      deps,
-      request.headers.get("authorization"),
-      "operator",
-      context,
+export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler {
+  return withAuth(deps, "operator", async (request, context, principal) => {
+    const parsed = await jsonBody(
+      request,
+      OPERATOR_BODY_LIMIT,
+      parsedBy(OperatorRequest),
+      "request",
     );
-    if (!auth.ok) return denied(auth);
-    const body = await readBody(request, OPERATOR_BODY_LIMIT);
-    if (!body.ok) return body.response;
-    const parsedJson = parseJson(body.text);
-    if (!parsedJson.ok) return parsedJson.response;
-    const parsed = OperatorRequest.safeParse(parsedJson.value);
-    if (!parsed.success) return problem(400, `invalid request: ${describeZodError(parsed.error)}`);
-    const { cluster: bodyCluster, reason, ttlMinutes } = parsed.data;
+    if (!parsed.ok) return parsed.error;
+    const { cluster: bodyCluster, reason, ttlMinutes } = parsed.value;
 
     const found = await findEvent(
       deps,
@@ -52,7 +45,7 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind) {
     );
     if (!found.ok) return found.response;
     const { cluster, key } = found;
-    const by = auth.principal.display;
+    const by = principal.display;
     const ttlSeconds = ttlMinutes * 60;
     const action: OperatorAction =
       kind === "release" ? { kind, by, reason } : { kind, by, reason, ttlSeconds };
@@ -83,5 +76,5 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind) {
     context.info(`operator ${by}: ${kind} ${cluster}/${key}: ${reason}`);
     const detail = await eventDetail(deps, cluster, key);
     return json(200, detail);
-  };
+  });
 }

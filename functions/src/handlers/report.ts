@@ -1,4 +1,3 @@
-import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import {
   applyReport,
   type ClusterState,
@@ -13,25 +12,24 @@ import {
 import { authorizeRelayForVm } from "../auth";
 import { counted, reportKeyProblems, withConflictRetry } from "../store";
 import { afterReport } from "../telemetry/afterReport";
-import { authenticate, denied, type HandlerDeps } from "./deps";
-import { json, parseJson, problem, readBody } from "./http";
+import { type Handler, jsonBody, withAuth } from "./compose";
+import type { HandlerDeps } from "./deps";
+import { json, problem } from "./http";
 
 /**
  * POST /api/relay/report: authenticate, read and parse the report (nothing is written for bad
  * input), check the caller may speak for that VM, then read → decide → write under ETags,
  * retried from a fresh read when another instance wrote first.
  */
-export function reportHandler(deps: HandlerDeps) {
-  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
-    const auth = await authenticate(deps, request.headers.get("authorization"), "relay", context);
-    if (!auth.ok) return denied(auth);
-
-    const body = await readBody(request, deps.settings.QUIESCE_MAX_BODY_BYTES);
-    if (!body.ok) return body.response;
-    const parsedJson = parseJson(body.text);
-    if (!parsedJson.ok) return parsedJson.response;
-    const parsed = parseRelayReport(parsedJson.value);
-    if (!parsed.ok) return problem(400, `invalid report: ${parsed.error}`);
+export function reportHandler(deps: HandlerDeps): Handler {
+  return withAuth(deps, "relay", async (request, context, principal) => {
+    const parsed = await jsonBody(
+      request,
+      deps.settings.QUIESCE_MAX_BODY_BYTES,
+      parseRelayReport,
+      "report",
+    );
+    if (!parsed.ok) return parsed.error;
     const report = parsed.value;
     const keyProblems = reportKeyProblems(report);
     if (keyProblems.length > 0) {
@@ -39,7 +37,7 @@ export function reportHandler(deps: HandlerDeps) {
       return problem(400, `invalid report: ${keyProblems.join("; ")}`);
     }
 
-    const allowed = authorizeRelayForVm(auth.principal, report.vm);
+    const allowed = authorizeRelayForVm(principal, report.vm);
     if (!allowed.ok) return problem(allowed.status, allowed.error);
 
     const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
@@ -86,5 +84,5 @@ export function reportHandler(deps: HandlerDeps) {
       activeReportSeconds: policy.activeReportSeconds,
     };
     return json(200, response);
-  };
+  });
 }

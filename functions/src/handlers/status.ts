@@ -1,4 +1,4 @@
-import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import type { HttpResponseInit } from "@azure/functions";
 import {
   CLUSTER_QUERY_NAMES,
   ClusterName,
@@ -14,7 +14,8 @@ import { eventDetail as readEventDetail } from "../status/eventDetail";
 import { decodeEventToken, decodeMemberToken } from "../status/paging";
 import { statusPage } from "../status/statusPage";
 import { StatusQueries } from "../store";
-import { authenticate, denied, type HandlerDeps } from "./deps";
+import { type Handler, withAuth } from "./compose";
+import type { HandlerDeps } from "./deps";
 import { json, problem } from "./http";
 
 const BAD_TOKEN = "invalid continuation: is not a continuation token from this API";
@@ -23,26 +24,22 @@ const BAD_TOKEN = "invalid continuation: is not a continuation token from this A
  * GET /api/status?cluster=&phase=&state=&limit=&continuation=: cluster summaries and one page
  * of events (docs/coordinator.md). Bad parameters are a 400 naming the parameter.
  */
-export function statusHandler(deps: HandlerDeps) {
+export function statusHandler(deps: HandlerDeps): Handler {
   const queries = new StatusQueries(deps.store.tables);
-  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
-    const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
-    if (!auth.ok) return denied(auth);
+  return withAuth(deps, "reader", async (request) => {
     const q = parseQuery(StatusQuery, request.query, STATUS_QUERY_NAMES);
     if (!q.ok) return problem(400, q.error);
     const token = q.value.continuation;
     const after = token === undefined ? null : decodeEventToken(token);
     if (token !== undefined && after === null) return problem(400, BAD_TOKEN);
     return json(200, await statusPage(deps, queries, q.value, after));
-  };
+  });
 }
 
 /** GET /api/clusters/{cluster}?limit=&continuation=: one cluster, a page of its members. */
-export function clusterHandler(deps: HandlerDeps) {
+export function clusterHandler(deps: HandlerDeps): Handler {
   const queries = new StatusQueries(deps.store.tables);
-  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
-    const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
-    if (!auth.ok) return denied(auth);
+  return withAuth(deps, "reader", async (request) => {
     const name = ClusterName.safeParse(request.params.cluster ?? "");
     if (!name.success) return problem(400, `invalid cluster: ${name.error.issues[0]?.message}`);
     const q = parseQuery(ClusterQuery, request.query, CLUSTER_QUERY_NAMES);
@@ -54,7 +51,7 @@ export function clusterHandler(deps: HandlerDeps) {
     const page = await clusterPage(deps, queries, cluster, q.value, after);
     if (!page) return problem(404, `cluster ${cluster} is not known: no relay has reported for it`);
     return json(200, page);
-  };
+  });
 }
 
 export type EventLookup =
@@ -100,16 +97,14 @@ export async function findEvent(
 }
 
 /** GET /api/events/{eventId}?cluster=NAME: state, timeline, and what it waits for on which VMs. */
-export function eventHandler(deps: HandlerDeps) {
-  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
-    const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
-    if (!auth.ok) return denied(auth);
+export function eventHandler(deps: HandlerDeps): Handler {
+  return withAuth(deps, "reader", async (request) => {
     const found = await findEvent(deps, request.params.eventId, request.query.get("cluster"));
     if (!found.ok) return found.response;
     const detail = await eventDetail(deps, found.cluster, found.key);
     if (!detail) return problem(404, `event ${request.params.eventId} is no longer known`);
     return json(200, detail);
-  };
+  });
 }
 
 /** One event in detail (also the operator routes' answer). */

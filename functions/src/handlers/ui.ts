@@ -1,7 +1,8 @@
-import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import type { HttpRequest, HttpResponseInit } from "@azure/functions";
 import { PAGE_FILES, type PageFile, pageAsset } from "../ui/assets";
 import { pageConfig } from "../ui/pageConfig";
-import { authenticate, denied, type HandlerDeps } from "./deps";
+import { type Handler, withAuth } from "./compose";
+import type { HandlerDeps } from "./deps";
 import { json, problem } from "./http";
 
 /**
@@ -48,10 +49,8 @@ export function pageHandler(deps: HandlerDeps) {
 }
 
 /** GET /api/me: who the caller is and what they may do, so the page shows only what works. */
-export function meHandler(deps: HandlerDeps) {
-  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
-    const auth = await authenticate(deps, request.headers.get("authorization"), "reader", context);
-    if (!auth.ok) return denied(auth);
-    return json(200, { principal: auth.principal.display, roles: auth.principal.roles });
-  };
+export function meHandler(deps: HandlerDeps): Handler {
+  return withAuth(deps, "reader", async (_request, _context, principal) => {
+    return json(200, { principal: principal.display, roles: principal.roles });
+  });
 }

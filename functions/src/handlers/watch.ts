@@ -13,6 +13,7 @@ import {
   fresh,
   type Notification,
 } from "../notify/core";
+import type { DeliverySummary } from "../notify/notifier";
 import { decisionFacts } from "../telemetry/facts";
 import { coverageStates } from "./coverageStates";
 import type { HandlerDeps } from "./deps";
@@ -22,11 +23,9 @@ const COVERAGE_INTERVAL_MS = 60_000;
 const OUTBOX_PURGE_INTERVAL_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
-export interface WatchSummary {
+/** What the sweep's notification pass did: queued, then as notifier.deliverDue counts. */
+export interface WatchSummary extends DeliverySummary {
   queued: number;
-  delivered: number;
-  retried: number;
-  dropped: number;
 }
 
 /**

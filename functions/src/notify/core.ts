@@ -1,4 +1,5 @@
 import {
+  type ApprovalRule,
   type ClusterState,
   type Coverage,
   type EventRecord,
@@ -50,10 +51,12 @@ function eventFacts(e: EventRecord): Notification["facts"] {
 }
 
 /** The approval rule's outcome name, as counted in metrics. */
-export function approvalOutcome(rule: string | null): "approved" | "approvedByPolicy" | "forced" {
+export function approvalOutcome(
+  rule: ApprovalRule | null,
+): "approved" | "approvedByPolicy" | "forced" {
   if (rule === "forced") return "forced";
   if (rule === "allDrained") return "approved";
-  return "approvedByPolicy";
+  return "approvedByPolicy"; // a policy rule, or drains overdue under onDrainOverdue: proceed
 }
 
 /** An event Azure started although it was announced and we never approved it: a miss. */

@@ -13,8 +13,7 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function pageConfig(settings: CoordinatorSettings): PageConfig {
   if (settings.QUIESCE_AUTH_MODE === "sharedKey") return { auth: "sharedKey" };
-  const audiences = (settings.QUIESCE_ENTRA_AUDIENCE ?? "")
-    .split(",")
+  const audiences = settings.QUIESCE_ENTRA_AUDIENCE.split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
   // create-app.sh makes the identifier URI api://<appId>, so either form names the client id.

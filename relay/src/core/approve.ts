@@ -1,4 +1,5 @@
-import { type ApprovalResult, eventKey, type ScheduledEventsDocument } from "@quiesce/shared";
+import { eventKey, type ScheduledEventsDocument } from "@quiesce/shared/imds";
+import type { ApprovalResult } from "@quiesce/shared/protocol";
 
 export interface ApprovalPlan {
   /** EventIds exactly as the document spells them, for the StartRequests body. */
@@ -45,4 +46,37 @@ export function planApproval(
     post.push(event.EventId);
   }
   return { post, skipped };
+}
+
+/** What IMDS answered a StartRequests POST: an HTTP status and body, or no answer at all. */
+export type StartRequestsAnswer = { status: number; body: string } | { error: string };
+
+/**
+ * One result per posted id from IMDS's answer: 2xx accepted; 5xx or no answer failed (worth
+ * another approver); any other status rejected (IMDS refused it: this relay must not retry).
+ */
+export function classifyStartRequestsAnswer(
+  posted: string[],
+  answer: StartRequestsAnswer,
+  at: string,
+): ApprovalResult[] {
+  const results = (
+    outcome: ApprovalResult["outcome"],
+    httpStatus: number | undefined,
+    detail: string,
+  ) =>
+    posted.map(
+      (eventId): ApprovalResult => ({
+        eventId,
+        outcome,
+        at,
+        httpStatus,
+        detail: detail.slice(0, 1024),
+      }),
+    );
+  if ("error" in answer) return results("failed", undefined, answer.error);
+  if (answer.status >= 200 && answer.status <= 299)
+    return results("accepted", answer.status, "IMDS accepted StartRequests");
+  if (answer.status >= 500) return results("failed", answer.status, answer.body.slice(0, 300));
+  return results("rejected", answer.status, answer.body.slice(0, 300));
 }

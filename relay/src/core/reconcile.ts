@@ -1,14 +1,6 @@
-import {
-  type ApprovalResult,
-  dict,
-  type EventHooks,
-  entryOf,
-  eventKey,
-  type HookRun,
-  namesVm,
-  type ScheduledEventsDocument,
-  withEntry,
-} from "@quiesce/shared";
+import { eventKey, namesVm, type ScheduledEventsDocument } from "@quiesce/shared/imds";
+import type { ApprovalResult, EventHooks, HookRun } from "@quiesce/shared/protocol";
+import { dict, entryOf, withEntry } from "@quiesce/shared/util";
 import type { EventRecord, HookKind, RelayState } from "./state";
 
 /**

@@ -1,4 +1,6 @@
-import { ApprovalResult, dict, HookRun, IsoTime, ScheduledEvent } from "@quiesce/shared";
+import { ScheduledEvent } from "@quiesce/shared/imds";
+import { ApprovalResult, HookRun, IsoTime } from "@quiesce/shared/protocol";
+import { dict } from "@quiesce/shared/util";
 import { z } from "zod";
 
 /**

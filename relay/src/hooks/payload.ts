@@ -1,4 +1,4 @@
-import type { ScheduledEvent, VmIdentity } from "@quiesce/shared";
+import type { ScheduledEvent, VmIdentity } from "@quiesce/shared/imds";
 import type { HookKind } from "../core/state";
 
 /** What a hook receives: as JSON on stdin / as the POST body, and flattened into env variables. */

@@ -1,13 +1,12 @@
 import {
-  describeZodError,
-  type ImdsProblem,
   INSTANCE_METADATA_API_VERSION,
   InstanceMetadata,
   parseScheduledEventsLeniently,
   type ScheduledEventsDocument,
   type VmIdentity,
   vmIdentityFromInstanceMetadata,
-} from "@quiesce/shared";
+} from "@quiesce/shared/imds";
+import { describeZodError, type ImdsProblem } from "@quiesce/shared/protocol";
 import { delay, jitter } from "../clock";
 import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";

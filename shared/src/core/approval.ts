@@ -4,6 +4,7 @@ import { DELETES_VMS } from "./eventTypes";
 import { isLiveForEvent } from "./liveness";
 import type { Policy } from "./policy";
 import {
+  type ApprovalRule,
   type ClusterState,
   type EventRecord,
   type Member,
@@ -13,16 +14,13 @@ import {
 } from "./state";
 import type { Blocker } from "./types";
 
-export interface ApprovalDecision {
-  allowed: boolean;
-  /** The rule that allows approval ("allDrained", "policy:<name>", "forced", "drainOverdue"),
-   *  or "held" when an operator hold blocks it; null while waiting. */
-  rule: string | null;
+/** Allowed under a rule, or not (held by an operator, or waiting: rule null). */
+export type ApprovalDecision = {
   blockers: Blocker[];
   drained: string[];
   /** Policy and operator approvals are not limited by maxEventsInFlight. */
   bypassesBudget: boolean;
-}
+} & ({ allowed: true; rule: ApprovalRule } | { allowed: false; rule: "held" | null });
 
 export function activeOverride<T extends { expiresAt: number }>(
   o: T | null,

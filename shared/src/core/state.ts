@@ -60,6 +60,13 @@ export const PHASES = [
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
+/**
+ * Why an event may be approved before every VM drained, or that it may because they all did:
+ * every drain confirmed; a written policy rule (by name); an operator's force-approve; drains
+ * overdue with `onDrainOverdue: "proceed"`. Shown in the status API and counted in metrics.
+ */
+export type ApprovalRule = "allDrained" | "forced" | "drainOverdue" | `policy:${string}`;
+
 export interface ApprovalLease {
   holder: string; // memberKey
   grantedAt: number;
@@ -100,8 +107,8 @@ export interface EventRecord {
   failedApprovers: string[];
   approvedAt: number | null;
   approvedBy: string | null;
-  /** The rule that allowed approval: "allDrained", "policy:<name>", "forced", "drainOverdue". */
-  approvalRule: string | null;
+  /** The rule that allowed approval. */
+  approvalRule: ApprovalRule | null;
   hold: OperatorOverride | null;
   force: OperatorOverride | null;
   // Who may change Resources (resources.ts). Absent in rows written before the guard existed.

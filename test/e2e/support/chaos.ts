@@ -326,9 +326,9 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
 
     const status = () => new StatusClient(a.url, keys.operatorKey);
     await waitFor(
+      "4 live relays",
       async () => (await status().cluster(cluster)).liveMembers === 4,
       30_000,
-      "4 live relays",
       100,
     );
     return {

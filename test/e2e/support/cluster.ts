@@ -51,9 +51,9 @@ export async function startE2eCluster(
     onStarted?.(cluster);
     const expected = cluster.relays.size;
     await waitFor(
+      `${expected} live relays`,
       async () => (await cluster.status.cluster(cluster.cluster)).liveMembers === expected,
       30_000,
-      `${expected} live relays`,
       100,
     );
   } catch (e) {

@@ -49,12 +49,12 @@ export function waitForPhase(
   timeoutMs: number,
 ): Promise<EventDetail> {
   return waitFor(
+    `${eventId} in ${phases.join("/")}`,
     async () => {
       const d = await c.status.event(eventId, c.cluster).catch(() => null);
       return d && phases.includes(d.phase) ? d : null;
     },
     timeoutMs,
-    `${eventId} in ${phases.join("/")}`,
     100,
   );
 }

@@ -1,0 +1,91 @@
+import type { VmIdentity } from "@quiesce/shared/imds";
+import { entryOf } from "@quiesce/shared/util";
+import { dueHooks, type HookAction, hookFinished, hookStarted, prune } from "../core/reconcile";
+import { hookTimeoutMs } from "../core/timeouts";
+import type { HookOutcome } from "../hooks/outcome";
+import type { HookRunner } from "../hooks/runner";
+import { errorText } from "../log";
+import type { RelayContext } from "./context";
+
+/**
+ * Starts the hooks the core says are due, each at most once, with its deadline from NotBefore;
+ * records how each ended. A hook never blocks IMDS polling or reporting.
+ */
+export class HookSupervisor {
+  constructor(
+    private readonly ctx: RelayContext,
+    private readonly runHook: HookRunner,
+  ) {}
+
+  startDue(): void {
+    const { ctx } = this;
+    if (ctx.stopped || !ctx.vm) return;
+    for (const action of dueHooks(ctx.state)) this.start(action, ctx.vm);
+  }
+
+  private start(action: HookAction, identity: VmIdentity): void {
+    const { ctx } = this;
+    const { settings, log } = ctx;
+    ctx.setState(hookStarted(ctx.state, action, ctx.now()));
+    const rec = entryOf(ctx.state.events, action.key);
+    const run = rec?.[action.kind];
+    if (!rec || !run) return;
+    const timeoutMs = hookTimeoutMs(
+      action.kind,
+      rec.event,
+      ctx.now(),
+      settings.QUIESCE_HOOK_TIMEOUT_SECONDS,
+      settings.QUIESCE_HOOK_SAFETY_MARGIN_SECONDS,
+    );
+    const payload = {
+      hook: action.kind,
+      attempt: run.attempt,
+      deadline: new Date(ctx.now() + timeoutMs).toISOString(),
+      dryRun: settings.QUIESCE_DRY_RUN,
+      vm: identity,
+      event: rec.event,
+    };
+    log.info(`${action.kind} hook started`, {
+      eventId: rec.eventId,
+      eventType: rec.event.EventType,
+      attempt: run.attempt,
+      timeoutSeconds: Math.round(timeoutMs / 1000),
+    });
+    ctx.track(
+      this.runHook(payload, timeoutMs, ctx.stopping.signal)
+        .catch(
+          (e): HookOutcome => ({
+            result: "failed",
+            detail: `hook runner failed: ${errorText(e)}`,
+            output: "",
+          }),
+        )
+        .then((outcome) => this.done(action, rec.eventId, outcome)),
+    );
+  }
+
+  private done(action: HookAction, eventId: string, outcome: HookOutcome): void {
+    const { ctx } = this;
+    const fields = {
+      eventId,
+      result: outcome.result,
+      detail: outcome.detail,
+      output: outcome.output || undefined,
+    };
+    if (outcome.result === "interrupted") {
+      // Left as running on purpose: stop() records it as interrupted once everything has ended.
+      ctx.log.warn(`${action.kind} hook interrupted`, fields);
+      return;
+    }
+    if (outcome.result === "succeeded") ctx.log.info(`${action.kind} hook succeeded`, fields);
+    else ctx.log.error(`${action.kind} hook failed`, fields);
+    const finished = hookFinished(
+      ctx.state,
+      action,
+      { ok: outcome.result === "succeeded", detail: outcome.detail },
+      ctx.now(),
+    );
+    ctx.setState(prune(finished, ctx.now()));
+    this.startDue(); // a recover may have been waiting for this drain
+  }
+}

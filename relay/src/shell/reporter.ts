@@ -1,0 +1,154 @@
+import { type Directive, PROTOCOL_VERSION, type RelayReport } from "@quiesce/shared/protocol";
+import { delay, jitter } from "../clock";
+import type { CoordinatorClient } from "../coordinator/client";
+import { unacknowledgedHooks } from "../core/acknowledged";
+import { reportedHooks, requestRecover } from "../core/reconcile";
+import { errorText } from "../log";
+import { RELAY_VERSION } from "../version";
+import type { Approver } from "./approver";
+import type { RelayContext } from "./context";
+import type { HookSupervisor } from "./hookSupervisor";
+import type { ImdsWatcher } from "./imdsWatcher";
+
+export interface ReporterStats {
+  reports: number;
+  failuresInARow: number;
+  lastError?: string;
+  lastAnswerAt?: string;
+}
+
+/**
+ * Reports the relay's whole current view on every change and as a heartbeat at the interval the
+ * coordinator asks for, and acts on the directives in each answer. A failed report is retried
+ * with jittered backoff while polling and hooks go on.
+ */
+export class Reporter {
+  readonly stats: ReporterStats = { reports: 0, failuresInARow: 0 };
+  seq = 0;
+  /**
+   * Protocol 1.1: hook states the coordinator has not yet shown it holds in storage. Until it
+   * does, report at the active interval, even with nothing new to say: the coordinator may have
+   * answered and then lost the write (a storage crash), and only a read-back proves it kept it.
+   */
+  private unacknowledged = false;
+  private activeMs: number | undefined;
+
+  constructor(
+    private readonly ctx: RelayContext,
+    private readonly coordinator: CoordinatorClient,
+    private readonly watcher: ImdsWatcher,
+    private readonly hooks: HookSupervisor,
+    private readonly approver: Approver,
+    private readonly bootId: string,
+    private readonly retry: { baseMs: number; maxMs: number },
+    private readonly bounds: { min: number; max: number },
+  ) {}
+
+  private build(): RelayReport | undefined {
+    const { ctx, watcher } = this;
+    if (!ctx.vm) return undefined;
+    return {
+      protocol: PROTOCOL_VERSION,
+      cluster: ctx.settings.QUIESCE_CLUSTER,
+      vm: ctx.vm,
+      relay: {
+        version: RELAY_VERSION,
+        bootId: this.bootId,
+        seq: this.seq++,
+        dryRun: ctx.settings.QUIESCE_DRY_RUN,
+      },
+      document: ctx.latest,
+      hooks: reportedHooks(ctx.state),
+      approvals: ctx.state.approvals,
+      sentAt: ctx.iso(),
+      ...(watcher.health ? { imds: watcher.health } : {}),
+      // Only when there is something to say: a coordinator before 1.1 need never see the field.
+      ...(watcher.problems.length > 0 ? { imdsProblems: watcher.problems } : {}),
+    };
+  }
+
+  async run(): Promise<void> {
+    const { ctx, retry, bounds, stats } = this;
+    const { log } = ctx;
+    let heartbeatMs = bounds.min;
+    let backoff = retry.baseMs;
+    while (!ctx.stopped) {
+      if (!ctx.vm || !ctx.reports.dirty) {
+        await ctx.reports.sleep(ctx.vm ? heartbeatMs : 60_000);
+        if (!ctx.vm || ctx.stopped) continue;
+      }
+      ctx.reports.dirty = false;
+      const report = this.build();
+      if (!report) continue;
+      const outcome = await this.coordinator.report(report, ctx.stopping.signal);
+      if (ctx.stopped) break;
+      if (outcome.ok) {
+        if (stats.failuresInARow > 0)
+          log.info("coordinator reachable again", { after: stats.failuresInARow });
+        stats.failuresInARow = 0;
+        stats.reports++;
+        stats.lastAnswerAt = ctx.iso();
+        stats.lastError = undefined;
+        backoff = retry.baseMs;
+        const { hooksStored, activeReportSeconds } = outcome.response;
+        if (activeReportSeconds !== undefined) this.activeMs = activeReportSeconds * 1000;
+        this.unacknowledged = unacknowledgedHooks(report, hooksStored);
+        const askedMs = outcome.response.nextReportInSeconds * 1000;
+        const activeMs = this.activeMs;
+        heartbeatMs = Math.min(
+          bounds.max,
+          Math.max(
+            bounds.min,
+            this.unacknowledged && activeMs ? Math.min(askedMs, activeMs) : askedMs,
+          ),
+        );
+        log.debug("report sent", {
+          applied: outcome.response.applied,
+          directives: outcome.response.directives.length,
+          nextReportInSeconds: outcome.response.nextReportInSeconds,
+        });
+        for (const skip of outcome.skipped)
+          log.warn("directive skipped: not understood by this relay version", { ...skip });
+        this.onDirectives(outcome.response.directives);
+      } else {
+        stats.failuresInARow++;
+        stats.lastError = outcome.error;
+        // First failure and then every tenth: an outage must not flood the journal.
+        if (stats.failuresInARow === 1 || stats.failuresInARow % 10 === 0) {
+          log.warn("report failed; polling and hooks continue", {
+            error: outcome.error,
+            failuresInARow: stats.failuresInARow,
+          });
+        }
+        ctx.reports.dirty = true; // the current view is still owed, whatever changes meanwhile
+        await delay(jitter(backoff), ctx.stopping.signal);
+        // While something is owed (events in the document, hook states not yet stored) retry
+        // at least at the active interval, so the cluster converges within one interval of the
+        // coordinator answering again.
+        const owed = this.unacknowledged || (ctx.latest?.Events.length ?? 0) > 0;
+        const cap = owed && this.activeMs ? Math.min(retry.maxMs, this.activeMs) : retry.maxMs;
+        backoff = Math.min(backoff * 2, cap);
+      }
+    }
+  }
+
+  private onDirectives(directives: Directive[]): void {
+    const { ctx } = this;
+    for (const d of directives) {
+      if (d.kind === "approve") {
+        ctx.track(
+          this.approver
+            .approve(d.eventIds)
+            .catch((e) => ctx.log.error("approval failed", { error: errorText(e) })),
+        );
+      } else {
+        const next = requestRecover(ctx.state, d.eventId);
+        if (next === ctx.state)
+          ctx.log.debug("recover directive: nothing owed for this event", { eventId: d.eventId });
+        else ctx.log.info("recover directive", { eventId: d.eventId });
+        ctx.setState(next);
+        this.hooks.startDue();
+      }
+    }
+  }
+}
