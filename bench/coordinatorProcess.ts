@@ -27,6 +27,7 @@ async function main() {
       : undefined;
   const local = await startLocalCoordinator({
     connectionString,
+    ...(process.env.BENCH_KEYS_DIR ? { keysDir: process.env.BENCH_KEYS_DIR } : {}),
     sweepIntervalMs: 0,
     ...(meter ? { meter } : {}),
   });

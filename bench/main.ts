@@ -6,6 +6,7 @@ import { type CostResult, measureCost, renderCost } from "./cost";
 import { type EventsResult, measureEvents } from "./events";
 import { measurePartitions, type PartitionsResult } from "./partitions";
 import { renderMarkdown } from "./render";
+import { measureScale, type ScaleResult } from "./scale";
 import type { StatusScaleResult } from "./statusScale";
 import { measureThroughput, type ThroughputResult } from "./throughput";
 
@@ -27,6 +28,8 @@ export interface BenchResults {
   cost?: CostResult;
   /** (h) entities per second per table partition at 1,000 VMs in one cluster during events. */
   partitions?: PartitionsResult;
+  /** (i) 10,000 VMs over three coordinator processes behind a round-robin front. */
+  scale?: ScaleResult;
   relayIdle: unknown;
   /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
   statusScale: StatusScaleResult | null;
@@ -63,7 +66,16 @@ async function main() {
     return p;
   };
 
-  // `--only convergence` / `--only cost` / `--only partitions`: measure that figure alone and put it into the last
+  const measureAndLogScale = async () => {
+    log("(i) 10,000 VMs over three coordinator processes behind a round-robin front...");
+    const r = await measureScale();
+    log(
+      `(i) ${r.load.reportsPerSecond} reports/s, approvers per event ${r.approvers.perEvent.join(",")}, lag p90 ${r.approvalLagMs.p90} ms`,
+    );
+    return r;
+  };
+
+  // `--only convergence` / `--only cost` / `--only partitions` / `--only scale`: measure that figure alone and put it into the last
   // full results.
   const latestFile = join(out, "latest.json");
   const only = process.argv.includes("--only")
@@ -76,7 +88,9 @@ async function main() {
         ? { ...previous, cost: await measureAndLogCost() }
         : only === "partitions"
           ? { ...previous, partitions: await measureAndLogPartitions() }
-          : { ...previous, convergence: await measureAndLogConvergence() };
+          : only === "scale"
+            ? { ...previous, scale: await measureAndLogScale() }
+            : { ...previous, convergence: await measureAndLogConvergence() };
     writeFileSync(latestFile, `${JSON.stringify(merged, null, 2)}\n`);
     writeFileSync(join(out, "latest.md"), renderMarkdown(merged));
     process.stdout.write(renderMarkdown(merged));
@@ -93,6 +107,7 @@ async function main() {
   const convergence = await measureAndLogConvergence();
   const cost = await measureAndLogCost();
   const partitions = await measureAndLogPartitions();
+  const scale = await measureAndLogScale();
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = existsSync(idleFile) ? JSON.parse(readFileSync(idleFile, "utf8")) : null;
@@ -113,6 +128,7 @@ async function main() {
     convergence,
     cost,
     partitions,
+    scale,
     relayIdle,
     statusScale,
   };

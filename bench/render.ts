@@ -125,6 +125,26 @@ export function renderMarkdown(r: BenchResults): string {
       "",
     );
   }
+  if (r.scale) {
+    const x = r.scale;
+    lines.push(
+      "## (i) 10,000 VMs in one deployment",
+      "",
+      `${x.vms} relays' reports over real HTTP, ${x.clusters} clusters, ${x.processes} coordinator processes on one Azurite behind a round-robin front; ${x.events} events run their whole life in ${x.events} clusters (each seen by 10 VMs, naming 3; their relays report every 250 ms) while idle heartbeats rotate over the fleet from 24 workers.`,
+      "",
+      "| Measure | Result | Target |",
+      "| --- | --- | --- |",
+      `| Registration (first reports, each writes a member row) | ${x.registration.reportsPerSecond} reports/s (${x.registration.seconds} s) | |`,
+      `| Reports/s during the events, all processes | ${x.load.reportsPerSecond} (${x.load.reports} in ${x.load.seconds} s, ${x.load.errors} errors) | |`,
+      `| Reports/s per process | ${x.load.perProcess.map((p) => p.reportsPerSecond).join(" / ")} (CPU ${x.load.perProcess.map((p) => p.cpuMsPerReport).join(" / ")} ms per report) | |`,
+      `| Member rows stored | ${x.members.stored} of ${x.members.expected} | all (${verdict(x.members.stored === x.members.expected)}) |`,
+      `| Approvers per event | ${x.approvers.perEvent.join(", ")} | exactly one (${verdict(x.approvers.exactlyOne)}) |`,
+      `| Events Completed, drains and recovers stored | ${x.completed} of ${x.events}, ${x.drainsAndRecoversStored ? "all stored" : "**some missing**"} | all (${verdict(x.completed === x.events && x.drainsAndRecoversStored)}) |`,
+      `| Approval lag (last drain report sent → approve directive) | ${range(x.approvalLagMs, ms)} | |`,
+      `| Lag ÷ 5 s active interval | ${range(x.lagRatio, (v) => v.toFixed(3))} | ≤ ${x.target} (${verdict(x.lagRatio.p90 <= x.target)}, p90) |`,
+      "",
+    );
+  }
   if (r.cost)
     lines.push("## (g) Cost per VM-month, from measured reports", "", ...renderCost(r.cost), "");
   const idle = r.relayIdle as RelayIdle | null;

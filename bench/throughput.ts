@@ -200,12 +200,15 @@ export function startCoordinatorProcess(
   connectionString: string,
   execArgv: string[] = [],
   metrics = false,
+  /** Instances of one deployment share their keys (a folder), as they share the tables. */
+  keysDir?: string,
 ): Promise<CoordinatorProcess> {
   const child = fork(join(__dirname, "coordinatorProcess.cjs"), [], {
     env: {
       ...process.env,
       BENCH_CONNECTION_STRING: connectionString,
       BENCH_METRICS: metrics ? "1" : "0",
+      ...(keysDir ? { BENCH_KEYS_DIR: keysDir } : {}),
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // e.g. BENCH_COORDINATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
