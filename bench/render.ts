@@ -135,7 +135,13 @@ export function renderMarkdown(r: BenchResults): string {
       "| Measure | Result | Target |",
       "| --- | --- | --- |",
       `| Registration (first reports, each writes a member row) | ${x.registration.reportsPerSecond} reports/s (${x.registration.seconds} s) | |`,
-      `| Reports/s during the events, all processes | ${x.load.reportsPerSecond} (${x.load.reports} in ${x.load.seconds} s, ${x.load.errors} errors) | |`,
+      `| Reports/s during the events, all processes | ${x.load.reportsPerSecond} (${x.load.reports} in ${x.load.seconds} s; answers other than 200, retried by relays: ${x.load.errors}${
+        x.load.errors > 0
+          ? ` (${Object.entries(x.load.errorStatuses ?? {})
+              .map(([k, v]) => `${v} × ${k}`)
+              .join(", ")})`
+          : ""
+      }) | |`,
       `| Reports/s per process | ${x.load.perProcess.map((p) => p.reportsPerSecond).join(" / ")} (CPU ${x.load.perProcess.map((p) => p.cpuMsPerReport).join(" / ")} ms per report) | |`,
       `| Member rows stored | ${x.members.stored} of ${x.members.expected} | all (${verdict(x.members.stored === x.members.expected)}) |`,
       `| Approvers per event | ${x.approvers.perEvent.join(", ")} | exactly one (${verdict(x.approvers.exactlyOne)}) |`,

@@ -47,6 +47,8 @@ export interface ScaleResult {
     seconds: number;
     reports: number;
     errors: number;
+    /** Answers other than 200 by status (a relay retries them; 503: storage contention). */
+    errorStatuses: Record<string, number>;
     reportsPerSecond: number;
     perProcess: Array<{ reports: number; reportsPerSecond: number; cpuMsPerReport: number }>;
   };
@@ -129,6 +131,7 @@ export async function measureScale(): Promise<ScaleResult> {
       const relayKey = (processes[0] as CoordinatorProcess).relayKey;
       const url = `${front.url}/api/relay/report`;
       let errors = 0;
+      const errorStatuses: Record<string, number> = {};
       const post = async (body: RelayReport): Promise<ReportResponse | null> => {
         const res = await fetch(url, {
           method: "POST",
@@ -137,6 +140,8 @@ export async function measureScale(): Promise<ScaleResult> {
         }).catch(() => null);
         if (!res || res.status !== 200) {
           errors++;
+          const k = String(res?.status ?? "network");
+          errorStatuses[k] = (errorStatuses[k] ?? 0) + 1;
           await res?.arrayBuffer();
           return null;
         }
@@ -246,6 +251,7 @@ export async function measureScale(): Promise<ScaleResult> {
           seconds: round(loadSeconds, 1),
           reports: loadReports,
           errors,
+          errorStatuses,
           reportsPerSecond: round(loadReports / loadSeconds, 1),
           perProcess,
         },
