@@ -138,7 +138,7 @@ export async function measureScale(): Promise<ScaleResult> {
           headers: { authorization: `Bearer ${relayKey}`, "content-type": "application/json" },
           body: JSON.stringify(body),
         }).catch(() => null);
-        if (!res || res.status !== 200) {
+        if (res?.status !== 200) {
           errors++;
           const k = String(res?.status ?? "network");
           errorStatuses[k] = (errorStatuses[k] ?? 0) + 1;
@@ -148,11 +148,15 @@ export async function measureScale(): Promise<ScaleResult> {
         return (await res.json()) as ReportResponse;
       };
       const seqs = new Array<number>(VMS).fill(0);
+      const nextSeq = (i: number) => {
+        seqs[i] = (seqs[i] ?? 0) + 1;
+        return seqs[i];
+      };
       const report = (i: number, o: Partial<RelayReport> = {}): RelayReport => ({
         protocol: "1.0",
         cluster: clusterOf(i),
         vm: identity(i),
-        relay: { version: "0.1.0", bootId: `boot-${i}`, seq: (seqs[i] = (seqs[i] ?? 0) + 1) },
+        relay: { version: "0.1.0", bootId: `boot-${i}`, seq: nextSeq(i) },
         document: { DocumentIncarnation: 1, Events: [] },
         hooks: [],
         approvals: [],
@@ -182,14 +186,12 @@ export async function measureScale(): Promise<ScaleResult> {
       const countsBefore = [...front.counts];
       const loadStart = performance.now();
       let stop = false;
-      let idleReports = 0;
       const idle = Array.from({ length: IDLE_WORKERS }, async (_, w) => {
         let i = w;
         while (!stop) {
           // Skip the event groups' VMs: their own loops report for them.
           if (i % CLUSTERS >= EVENTS || Math.floor(i / CLUSTERS) >= GROUP) {
             await post(report(i));
-            idleReports++;
           }
           i = (i + IDLE_WORKERS) % VMS;
         }
