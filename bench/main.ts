@@ -90,7 +90,9 @@ async function main() {
           ? { ...previous, partitions: await measureAndLogPartitions() }
           : only === "scale"
             ? { ...previous, scale: await measureAndLogScale() }
-            : { ...previous, convergence: await measureAndLogConvergence() };
+            : only === "events"
+              ? { ...previous, events: await measureEvents(Number(process.env.BENCH_EVENTS ?? 10)) }
+              : { ...previous, convergence: await measureAndLogConvergence() };
     writeFileSync(latestFile, `${JSON.stringify(merged, null, 2)}\n`);
     writeFileSync(join(out, "latest.md"), renderMarkdown(merged));
     process.stdout.write(renderMarkdown(merged));

@@ -37,6 +37,12 @@ export function renderMarkdown(r: BenchResults): string {
     "| --- | --- | --- |",
     `| Delay | ${range(e.a.delayMs, ms)} | |`,
     `| Delay ÷ active report interval | ${range(e.a.ratio, (v) => v.toFixed(3))} | ≤ ${e.a.target} (${verdict(e.a.pass)}, p90) |`,
+    ...(e.a.reportRoundTripMs && e.a.delayToRoundTrip !== undefined
+      ? [
+          `| Round trip of the report that carried the last drain (drain hook's end logged → StartRequests posted, at the approver) | ${range(e.a.reportRoundTripMs, ms)} | |`,
+          `| Median delay ÷ median round trip | ${e.a.delayToRoundTrip} | ≤ ${e.a.roundTripTarget} (${verdict(e.a.delayToRoundTrip <= (e.a.roundTripTarget ?? 2))}) |`,
+        ]
+      : []),
     "",
     "## (b) First sight → Started, against waiting for NotBefore",
     "",
