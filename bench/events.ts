@@ -2,7 +2,7 @@ import { startLocalCluster } from "@quiesce/demo";
 import { DEFAULT_POLICY } from "@quiesce/shared";
 import { hookMarkers, lastEnd } from "../test/e2e/support/markers";
 import { waitFor } from "../test/support/wait";
-import { round, type Summary, summary } from "./stats";
+import { median, round, type Summary, summary } from "./stats";
 
 /**
  * (a) and (b) on the whole local system (Azurite, coordinator, fabric simulator at time scale 1,
@@ -25,6 +25,8 @@ export interface EventSample {
   approver: string;
   /** (a) ms from the last drain's end to StartRequests at the fabric. */
   drainToStartRequestsMs: number;
+  /** ms from the approver logging its drain's end to it posting StartRequests. */
+  reportRoundTripMs?: number;
   /** (b) ms from first sight to Started, and from first sight to NotBefore. */
   firstSightToStartedMs: number;
   firstSightToNotBeforeMs: number;
@@ -36,7 +38,20 @@ export interface EventsResult {
   noticeSeconds: number;
   drainSeconds: number[];
   activeReportSeconds: number;
-  a: { delayMs: Summary; ratio: Summary; target: number; pass: boolean };
+  a: {
+    delayMs: Summary;
+    ratio: Summary;
+    target: number;
+    pass: boolean;
+    /**
+     * The round trip of the report that carried the last drain and got the approve directive:
+     * from the relay logging its drain hook's end to it logging "posting StartRequests".
+     */
+    reportRoundTripMs?: Summary;
+    /** Median delay ÷ median round trip (target ≤ 2: nothing but the round trip in between). */
+    delayToRoundTrip?: number;
+    roundTripTarget?: number;
+  };
   b: { firstSightToStartedMs: Summary; savedShare: Summary };
   samples: EventSample[];
 }
@@ -47,6 +62,7 @@ const DRAIN_SECONDS = [0.3, 1];
 export async function measureEvents(count: number): Promise<EventsResult> {
   const markers = hookMarkers();
   const vms = ["web-0", "web-1", "web-2", "web-3"];
+  const relayLog = new Map<string, number>();
   const c = await startLocalCluster({
     cluster: "bench",
     timeScale: 1, // NotBefore is simulated time: at 1 it is the same clock as the relays'
@@ -54,6 +70,23 @@ export async function measureEvents(count: number): Promise<EventsResult> {
     relaySettings: {
       QUIESCE_DRAIN_COMMAND: markers.command,
       QUIESCE_RECOVER_COMMAND: markers.command,
+    },
+    // What each relay logs, with its wall-clock ms: when its drain hook ended and when it posted
+    // StartRequests (the report round trip between them); BENCH_TRACE_RELAYS=1 also prints
+    // every line on stderr.
+    relayLogger: (vm: string) => {
+      const line = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
+        const at = Date.now();
+        if (msg === "drain hook succeeded" && typeof fields?.eventId === "string")
+          relayLog.set(`drained ${vm} ${fields.eventId}`, at);
+        if (msg === "posting StartRequests" && Array.isArray(fields?.eventIds))
+          for (const id of fields.eventIds) relayLog.set(`posting ${vm} ${id}`, at);
+        if (process.env.BENCH_TRACE_RELAYS === "1")
+          process.stderr.write(
+            `trace ${at} ${vm} ${level} ${msg} ${fields ? JSON.stringify(fields) : ""}\n`,
+          );
+      };
+      return { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
     },
   });
   try {
@@ -101,11 +134,17 @@ export async function measureEvents(count: number): Promise<EventsResult> {
       const notBeforeReal = fabricEvent.notBeforeMs - offset;
       const toStarted = fabricEvent.startedAt.realMs - firstSight;
       const toNotBefore = notBeforeReal - firstSight;
+      const approver = "vm" in post ? (post.vm as string) : "";
+      const drainedAt = relayLog.get(`drained ${approver} ${ev.eventId}`);
+      const postingAt = relayLog.get(`posting ${approver} ${ev.eventId}`);
       samples.push({
         eventId: ev.eventId,
         resources,
         lastDrainer: last.vm,
-        approver: "vm" in post ? (post.vm as string) : "",
+        approver,
+        ...(approver === last.vm && drainedAt !== undefined && postingAt !== undefined
+          ? { reportRoundTripMs: postingAt - drainedAt }
+          : {}),
         drainToStartRequestsMs: post.at.realMs - last.end,
         firstSightToStartedMs: toStarted,
         firstSightToNotBeforeMs: toNotBefore,
@@ -115,12 +154,23 @@ export async function measureEvents(count: number): Promise<EventsResult> {
     const interval = DEFAULT_POLICY.activeReportSeconds * 1000;
     const delays = samples.map((s) => s.drainToStartRequestsMs);
     const ratio = summary(delays.map((d) => round(d / interval, 4)));
+    const roundTrips = samples.flatMap((s) =>
+      s.reportRoundTripMs === undefined ? [] : [s.reportRoundTripMs],
+    );
     return {
       events: count,
       noticeSeconds: NOTICE_SECONDS,
       drainSeconds: DRAIN_SECONDS,
       activeReportSeconds: DEFAULT_POLICY.activeReportSeconds,
-      a: { delayMs: summary(delays), ratio, target: 0.2, pass: ratio.p90 <= 0.2 },
+      a: {
+        delayMs: summary(delays),
+        ratio,
+        target: 0.2,
+        pass: ratio.p90 <= 0.2,
+        reportRoundTripMs: summary(roundTrips),
+        delayToRoundTrip: round(median(delays) / median(roundTrips), 2),
+        roundTripTarget: 2,
+      },
       b: {
         firstSightToStartedMs: summary(samples.map((s) => s.firstSightToStartedMs)),
         savedShare: summary(samples.map((s) => s.savedShare)),

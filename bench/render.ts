@@ -1,3 +1,4 @@
+import { renderCost } from "./cost";
 import type { BenchResults } from "./main";
 import type { Summary } from "./stats";
 import { renderStatusScale } from "./statusScale";
@@ -36,6 +37,12 @@ export function renderMarkdown(r: BenchResults): string {
     "| --- | --- | --- |",
     `| Delay | ${range(e.a.delayMs, ms)} | |`,
     `| Delay ÷ active report interval | ${range(e.a.ratio, (v) => v.toFixed(3))} | ≤ ${e.a.target} (${verdict(e.a.pass)}, p90) |`,
+    ...(e.a.reportRoundTripMs && e.a.delayToRoundTrip !== undefined
+      ? [
+          `| Round trip of the report that carried the last drain (drain hook's end logged → StartRequests posted, at the approver) | ${range(e.a.reportRoundTripMs, ms)} | |`,
+          `| Median delay ÷ median round trip | ${e.a.delayToRoundTrip} | ≤ ${e.a.roundTripTarget} (${verdict(e.a.delayToRoundTrip <= (e.a.roundTripTarget ?? 2))}) |`,
+        ]
+      : []),
     "",
     "## (b) First sight → Started, against waiting for NotBefore",
     "",
@@ -102,6 +109,56 @@ export function renderMarkdown(r: BenchResults): string {
       "",
     );
   }
+  if (r.partitions) {
+    const p = r.partitions;
+    lines.push(
+      "## (h) Table partition load at 1,000 VMs in one cluster",
+      "",
+      `${p.vms} VMs in ${p.groups} placement groups of ${p.vms / p.groups}; each event names ${p.affectedPerEvent} VMs of its group and is seen by all of it; ${p.simulatedSeconds} s of simulated time with every relay at the cadence its answers ask for and the sweep every 10 s. Entities per second per partition key (a point read or write is one, a query as many as it returns) against Table Storage's ${p.targetEntitiesPerSecond} per partition (target: the busiest at most ${p.limit * 100} % with one event: ${verdict(p.pass)}).`,
+      "",
+      "| Scenario | Reports/s | Busiest partitions (entities/s, share of the target) |",
+      "| --- | --- | --- |",
+      ...p.scenarios.map(
+        (s) =>
+          `| ${s.name} | ${s.reportsPerSecond} | ${s.busiest
+            .slice(0, 3)
+            .map(
+              (b) =>
+                `${b.table} \`${b.partition.replaceAll("|", "\\|")}\`: ${b.entitiesPerSecond} (${pct(b.shareOfTarget)})`,
+            )
+            .join("; ")} |`,
+      ),
+      "",
+    );
+  }
+  if (r.scale) {
+    const x = r.scale;
+    lines.push(
+      "## (i) 10,000 VMs in one deployment",
+      "",
+      `${x.vms} relays' reports over real HTTP, ${x.clusters} clusters, ${x.processes} coordinator processes on one Azurite behind a round-robin front; ${x.events} events run their whole life in ${x.events} clusters (each seen by 10 VMs, naming 3; their relays report every 250 ms) while idle heartbeats rotate over the fleet from 24 workers.`,
+      "",
+      "| Measure | Result | Target |",
+      "| --- | --- | --- |",
+      `| Registration (first reports, each writes a member row) | ${x.registration.reportsPerSecond} reports/s (${x.registration.seconds} s) | |`,
+      `| Reports/s during the events, all processes | ${x.load.reportsPerSecond} (${x.load.reports} in ${x.load.seconds} s; answers other than 200, retried by relays: ${x.load.errors}${
+        x.load.errors > 0
+          ? ` (${Object.entries(x.load.errorStatuses ?? {})
+              .map(([k, v]) => `${v} × ${k}`)
+              .join(", ")})`
+          : ""
+      }) | |`,
+      `| Reports/s per process | ${x.load.perProcess.map((p) => p.reportsPerSecond).join(" / ")} (CPU ${x.load.perProcess.map((p) => p.cpuMsPerReport).join(" / ")} ms per report) | |`,
+      `| Member rows stored | ${x.members.stored} of ${x.members.expected} | all (${verdict(x.members.stored === x.members.expected)}) |`,
+      `| Approvers per event | ${x.approvers.perEvent.join(", ")} | exactly one (${verdict(x.approvers.exactlyOne)}) |`,
+      `| Events Completed, drains and recovers stored | ${x.completed} of ${x.events}, ${x.drainsAndRecoversStored ? "all stored" : "**some missing**"} | all (${verdict(x.completed === x.events && x.drainsAndRecoversStored)}) |`,
+      `| Approval lag (last drain report sent → approve directive) | ${range(x.approvalLagMs, ms)} | |`,
+      `| Lag ÷ 5 s active interval | ${range(x.lagRatio, (v) => v.toFixed(3))} | ≤ ${x.target} (${verdict(x.lagRatio.p90 <= x.target)}, p90) |`,
+      "",
+    );
+  }
+  if (r.cost)
+    lines.push("## (g) Cost per VM-month, from measured reports", "", ...renderCost(r.cost), "");
   const idle = r.relayIdle as RelayIdle | null;
   if (idle?.rssMiB && idle.targets) {
     lines.push(

@@ -190,6 +190,8 @@ export interface CoordinatorProcess {
   stats(opts?: {
     gc?: boolean;
   }): Promise<OpCounts & { cpuMs: number; rssBytes: number; heapUsedBytes: number }>;
+  /** With metrics on: exports now, and says how big the export since the last call was. */
+  metrics(): Promise<{ bytes: number; points: number }>;
   stop(): Promise<void>;
 }
 
@@ -198,12 +200,15 @@ export function startCoordinatorProcess(
   connectionString: string,
   execArgv: string[] = [],
   metrics = false,
+  /** Instances of one deployment share their keys (a folder), as they share the tables. */
+  keysDir?: string,
 ): Promise<CoordinatorProcess> {
   const child = fork(join(__dirname, "coordinatorProcess.cjs"), [], {
     env: {
       ...process.env,
       BENCH_CONNECTION_STRING: connectionString,
       BENCH_METRICS: metrics ? "1" : "0",
+      ...(keysDir ? { BENCH_KEYS_DIR: keysDir } : {}),
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // e.g. BENCH_COORDINATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
@@ -238,6 +243,11 @@ export function startCoordinatorProcess(
       child.send(opts.gc ? "gc-stats" : "stats");
       const { stats, ...rest } = await answer;
       return { ...stats, ...rest };
+    },
+    async metrics() {
+      const answer = next<{ metrics: { bytes: number; points: number } }>("metrics");
+      child.send("metrics");
+      return (await answer).metrics;
     },
     async stop() {
       child.send("stop");

@@ -37,8 +37,8 @@ param deployerPrincipalType string = 'User'
 param maximumInstanceCount int = 40
 
 @allowed([512, 2048, 4096])
-@description('Flex Consumption instance memory (MB); execution time is billed per GB-s of it.')
-param instanceMemoryMB int = 2048
+@description('Flex Consumption instance memory (MB); execution time is billed per GB-s of it. 512 holds the coordinator (docs/deploy.md, cost).')
+param instanceMemoryMB int = 512
 
 @secure()
 @description('Teams Workflows webhook URL for notifications (stored in Key Vault); empty: no Teams messages.')

@@ -44,8 +44,8 @@ param notificationSinks { teams: bool, slack: bool, webhookUrl: bool, webhookSec
 @description('Upper bound on instances; the coordinator is stateless, so this only caps cost.')
 param maximumInstanceCount int = 40
 @allowed([512, 2048, 4096])
-@description('Instance memory. 2048 is available in every Flex Consumption region; 512 (where offered) bills a quarter of the GB-s and is plenty for the coordinator.')
-param instanceMemoryMB int = 2048
+@description('Instance memory. 512 bills a quarter of the GB-s of 2048 and holds the coordinator (docs/deploy.md, cost); pass 2048 where a region does not offer 512.')
+param instanceMemoryMB int = 512
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: planName

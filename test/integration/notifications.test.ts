@@ -247,7 +247,8 @@ describe("notifications", () => {
     ] as const)
       await postReport(c, inGroup(vm, pg));
     // cov-2 and cov-3 (all of pg-b) are killed; cov-0 and cov-1 keep reporting.
-    for (let minute = 0; minute < 12; minute++) {
+    // Idle relays are live for 32 min (idleLivenessTimeoutSeconds), then alerted on.
+    for (let minute = 0; minute < 33; minute++) {
       clock.advance(60_000);
       await postReport(
         c,

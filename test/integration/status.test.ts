@@ -15,8 +15,8 @@ const azurite = useAzurite();
 
 const report = postReport;
 
-async function clusterWithEvent() {
-  const c = await testCoordinator(azurite().connectionString);
+async function clusterWithEvent(settings: Record<string, string> = {}) {
+  const c = await testCoordinator(azurite().connectionString, { settings });
   const ev = freezeEvent(["web-0", "web-1"]);
   await report(c, makeReport("web-0", { incarnation: 1, events: [ev], drained: [ev.EventId] }));
   await report(c, makeReport("web-1", { incarnation: 1, events: [ev] }));
@@ -25,9 +25,12 @@ async function clusterWithEvent() {
 
 describe("status API", () => {
   it("GET /api/status summarizes every cluster's members and liveness and lists what each active event waits for", async () => {
-    const { c, ev } = await clusterWithEvent();
+    // An idle relay is live for 32 min by default; 90 s here so that db-0's silence shows.
+    const { c, ev } = await clusterWithEvent({
+      QUIESCE_POLICY: JSON.stringify({ default: { idleLivenessTimeoutSeconds: 90 } }),
+    });
     await report(c, makeReport("db-0", { cluster: "db" }));
-    c.clock.advance(120_000); // web-1 and web-0 keep reporting; db-0 falls silent
+    c.clock.advance(120_000); // web-0 keeps reporting; web-1 (in the event) and db-0 fall silent
     await report(c, makeReport("web-0", { incarnation: 1, events: [ev], drained: [ev.EventId] }));
     const res = await call(c.handlers.status, request("GET", "status", { key: c.operatorKey }));
     expect(res.status).toBe(200);

@@ -2,6 +2,7 @@ import {
   applyReport,
   type ClusterState,
   memberKey,
+  needsClusterEvents,
   PROTOCOL_VERSION,
   parseRelayReport,
   policyFor,
@@ -50,9 +51,15 @@ export function reportHandler(deps: HandlerDeps): Handler {
     const { value: decision, ops } = await counted(() =>
       withConflictRetry(async () => {
         attempts++;
-        const loaded = await deps.store.loadForReport(report);
+        // Its own events first; all the cluster's only when the decision may elect an approver
+        // (the budget of events in flight): the events partition is the cluster's hottest.
+        let loaded = await deps.store.loadForReport(report, { onlyItsEvents: true });
         const now = deps.clock.now();
-        const d = applyReport(loaded.state, report, now, policy);
+        let d = applyReport(loaded.state, report, now, policy);
+        if (needsClusterEvents(loaded.state, d.state)) {
+          loaded = await deps.store.addClusterEvents(loaded);
+          d = applyReport(loaded.state, report, now, policy);
+        }
         await deps.store.commit(loaded, d, { reporter });
         before = loaded.state;
         // From what storage held before this report: an answer alone proves no durability.

@@ -24,7 +24,7 @@ export function memberView(m: Member, now: number, policy: Policy): MemberView {
   return {
     vm: m.vmName,
     live: isLive(m, now, policy),
-    // lastSeenAt is refreshed at a granularity (a third of the liveness timeout), so this is an upper bound
+    // lastSeenAt is refreshed at a granularity (a third of the liveness timeout that applies), so this is an upper bound
     lastSeenSecondsAgo: ageSeconds,
     lastSeenAt: isoTime(m.lastSeenAt),
     firstSeenAt: isoTime(m.firstSeenAt),

@@ -49,8 +49,12 @@ export class ClusterStore {
     return { ...this.totals };
   }
 
-  loadForReport(report: RelayReport): Promise<Loaded> {
-    return this.reader.loadForReport(report);
+  loadForReport(report: RelayReport, opts: { onlyItsEvents?: boolean } = {}): Promise<Loaded> {
+    return this.reader.loadForReport(report, opts);
+  }
+
+  addClusterEvents(loaded: Loaded): Promise<Loaded> {
+    return this.reader.addClusterEvents(loaded);
   }
 
   loadCluster(cluster: string, alsoEvents: Iterable<string> = []): Promise<Loaded> {

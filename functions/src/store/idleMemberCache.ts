@@ -30,7 +30,10 @@ export interface IdleCacheLimits {
 export const IDLE_CACHE_LIMITS: IdleCacheLimits = {
   maxEntries: 50_000,
   maxBytes: 32 * 1024 * 1024,
-  ttlMs: 5 * 60_000,
+  // Longer than the default idle heartbeat's write period (lastSeenAt is rewritten, and the entry
+  // remembered again, every third 5-minute heartbeat), so a relay served by one instance is
+  // decided from this copy between writes.
+  ttlMs: 20 * 60_000,
 };
 
 /** What an entry costs in memory, roughly: UTF-16 strings plus the objects around them. */

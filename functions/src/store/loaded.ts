@@ -9,6 +9,12 @@ import type { TableName } from "./tables";
 export interface Loaded {
   state: ClusterState;
   etags: Map<string, string>;
+  /**
+   * Only the report's own events were read, not the cluster's others (stateReader.ts): enough
+   * unless the decision may elect an approver, which counts the events in flight
+   * (`needsClusterEvents`).
+   */
+  onlyItsEvents?: boolean;
 }
 
 export const emptyLoaded = (cluster: string): Loaded => ({

@@ -20,8 +20,10 @@ const POINT_READ_LIMIT = 16;
 
 /**
  * Reads what the core needs, and nothing more: a report loads the events it concerns, each with
- * all its readiness rows and members (the core never judges an event on partial data); the
- * cluster's other events come along only for the budget of events in flight.
+ * the readiness rows and members its decision reads (every VM its Resources name, those that left
+ * or are disputed, and the reporter: `rowsAReportNeeds`), so the core never judges an event on
+ * partial data; the cluster's other events come along only for the budget of events in flight.
+ * The sweep and operator actions read every row.
  */
 export class StateReader {
   constructor(
@@ -35,7 +37,10 @@ export class StateReader {
    * report concerns any event, the cluster's events partition, those events' readiness and the
    * members they name.
    */
-  async loadForReport(report: RelayReport): Promise<Loaded> {
+  async loadForReport(
+    report: RelayReport,
+    opts: { onlyItsEvents?: boolean } = {},
+  ): Promise<Loaded> {
     const cluster = report.cluster;
     const loaded = emptyLoaded(cluster);
     const mk = memberKey(report.vm.name);
@@ -55,7 +60,28 @@ export class StateReader {
     const names = new Set<string>([mk]);
     for (const ev of report.document?.Events ?? [])
       for (const r of ev.Resources) names.add(memberKey(r));
-    await this.loadActive(loaded, scope, names, { readinessOnlyFor: scope });
+    await this.loadActive(loaded, scope, names, {
+      readinessOnlyFor: scope,
+      reporter: mk,
+      onlyItsEvents: opts.onlyItsEvents ?? false,
+    });
+    return loaded;
+  }
+
+  /**
+   * Adds the cluster's other events to a load that read only the report's own
+   * (`onlyItsEvents`): one query of the events partition; the events already read keep the
+   * version (and ETag) they were read at, consistent with their readiness rows.
+   */
+  async addClusterEvents(loaded: Loaded): Promise<Loaded> {
+    const pk = encodeKey(loaded.state.cluster);
+    for (const row of await this.tables.Events.query(odata`PartitionKey eq ${pk}`)) {
+      const ev = fromEntity<EventRecord>(row);
+      if (loaded.state.events[ev.key]) continue;
+      loaded.state.events[ev.key] = ev;
+      rememberEtag(loaded, "Events", row);
+    }
+    loaded.onlyItsEvents = false;
     return loaded;
   }
 
@@ -70,11 +96,28 @@ export class StateReader {
     loaded: Loaded,
     keys: Set<string>,
     names: Set<string>,
-    opts: { allMembers?: boolean; readinessOnlyFor?: ReadonlySet<string> } = {},
+    opts: {
+      allMembers?: boolean;
+      readinessOnlyFor?: ReadonlySet<string>;
+      /** A report's relay: its readiness rows are read with the rows its events need. */
+      reporter?: string;
+      /**
+       * Point-read only `keys` from the events partition instead of querying all of it: the
+       * partition holds every event of the cluster, ended ones for two weeks, and every relay
+       * that sees an event reports every active interval, so the query put (events × reports/s)
+       * entities on one partition (bench (h)).
+       */
+      onlyItsEvents?: boolean;
+    } = {},
   ): Promise<void> {
     const { cluster } = loaded.state;
     const pk = encodeKey(cluster);
-    const rows = await this.tables.Events.query(odata`PartitionKey eq ${pk}`);
+    const rows = opts.onlyItsEvents
+      ? (await Promise.all([...keys].map((k) => this.tables.Events.get(pk, encodeKey(k))))).filter(
+          (r) => r !== null,
+        )
+      : await this.tables.Events.query(odata`PartitionKey eq ${pk}`);
+    if (opts.onlyItsEvents) loaded.onlyItsEvents = true;
     for (const row of rows) {
       const ev = fromEntity<EventRecord>(row);
       loaded.state.events[ev.key] = ev;
@@ -95,7 +138,10 @@ export class StateReader {
     }
     const wantMembers = [...names].filter((n) => !loaded.state.members[n]);
     await Promise.all([
-      ...readinessKeys.map((k) => this.readReadiness(loaded, k)),
+      ...readinessKeys.map((k) => {
+        const rows = opts.reporter ? rowsAReportNeeds(loaded.state.events[k], opts.reporter) : null;
+        return rows ? this.readReadinessRows(loaded, k, rows) : this.readReadiness(loaded, k);
+      }),
       opts.allMembers || wantMembers.length > POINT_READ_LIMIT
         ? this.readAllMembers(loaded)
         : Promise.all(wantMembers.map((n) => this.readMember(loaded, n))),
@@ -121,6 +167,21 @@ export class StateReader {
     }
   }
 
+  /** Point reads of some rows of an event's partition (those absent are simply not there). */
+  private async readReadinessRows(loaded: Loaded, key: string, mks: string[]): Promise<void> {
+    const pk = eventPartition(loaded.state.cluster, key);
+    const byMember = dict<Readiness>();
+    loaded.state.readiness[key] = byMember;
+    await Promise.all(
+      mks.map(async (mk) => {
+        const row = await this.tables.Readiness.get(pk, encodeKey(mk));
+        if (!row) return;
+        byMember[mk] = fromEntity<Readiness>(row);
+        rememberEtag(loaded, "Readiness", row);
+      }),
+    );
+  }
+
   private async readReadiness(loaded: Loaded, key: string): Promise<void> {
     const pk = eventPartition(loaded.state.cluster, key);
     const rows = await this.tables.Readiness.query(odata`PartitionKey eq ${pk}`);
@@ -131,4 +192,24 @@ export class StateReader {
     }
     loaded.state.readiness[key] = byMember;
   }
+}
+
+/**
+ * The readiness rows a report about event `e` needs: those of the VMs its Resources name
+ * (disputed ones included: they stay in Resources), which are all the approval decision and the
+ * recovers owed read, since only a VM in Resources runs a drain; and the reporter's own, the only
+ * row a report writes. Every VM of a group sees the group's events and reports every active
+ * interval, so reading the whole partition made each report cost as many entities as the group
+ * has VMs: a 100-VM placement group alone put 2,000 entities/s on one partition, Table Storage's
+ * target (bench (h)). Not read: the rows of VMs that were never named or left Resources (a VM
+ * that drained and was then dropped by a newer document no longer holds the event open on a
+ * report; the sweep reads every row). Null (read the partition) when the event is not stored yet
+ * (rows a failed attempt left must be seen) or when so many rows are needed that one query is
+ * cheaper.
+ */
+export function rowsAReportNeeds(e: EventRecord | undefined, reporter: string): string[] | null {
+  if (!e) return null;
+  const mks = new Set<string>([reporter]);
+  for (const r of e.resources) mks.add(memberKey(r));
+  return mks.size <= POINT_READ_LIMIT ? [...mks] : null;
 }

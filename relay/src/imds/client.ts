@@ -30,7 +30,8 @@ export interface ImdsClientOptions {
   timeoutMs?: number;
   /** The very first scheduledevents call enables the feature and may take up to 2 minutes. */
   firstTimeoutMs?: number;
-  minIntervalMs?: number;
+  /** At most this many IMDS requests start in any second (IMDS throttles above 5). */
+  requestsPerSecond?: number;
   onRetry?: (info: { what: string; attempt: number; reason: string; waitMs: number }) => void;
 }
 
@@ -55,11 +56,11 @@ export class ImdsClient {
       retryMaxMs: 5_000,
       timeoutMs: 5_000,
       firstTimeoutMs: 120_000,
-      minIntervalMs: 200,
+      requestsPerSecond: 5,
       ...options,
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
     };
-    this.pacer = new Pacer(this.o.minIntervalMs);
+    this.pacer = new Pacer(this.o.requestsPerSecond);
   }
 
   private eventsUrl() {

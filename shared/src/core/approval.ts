@@ -1,7 +1,7 @@
 import { hidesEvents } from "../protocol/imdsProblem";
 import { dict } from "./dict";
 import { DELETES_VMS } from "./eventTypes";
-import { isLive } from "./liveness";
+import { isLiveForEvent } from "./liveness";
 import type { Policy } from "./policy";
 import {
   type ApprovalRule,
@@ -88,7 +88,7 @@ export function decideApproval(
           reason: "neverRegistered",
           detail: "no relay has ever reported for this VM",
         });
-    } else if (!isLive(member, now, policy)) {
+    } else if (!isLiveForEvent(member, event, now, policy)) {
       if (policy.unmanagedVms === "block")
         blockers.push({
           vm,

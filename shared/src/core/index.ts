@@ -7,12 +7,13 @@ export {
   matchingAutoApproveRule,
 } from "./approval";
 export { HANDOFF_REPORT_SECONDS } from "./cadence";
+export { needsClusterEvents } from "./clusterEvents";
 export * from "./coverage";
 export * from "./dict";
 export { isEnded } from "./evaluate";
 export { DELETES_VMS } from "./eventTypes";
 export { explain } from "./explain";
-export { isLive, livenessGranularityMs } from "./liveness";
+export { isLive, isLiveForEvent, livenessGranularityMs, livenessTimeoutMs } from "./liveness";
 export * from "./operator";
 export * from "./policy";
 export * from "./report";

@@ -35,7 +35,7 @@ export function nextMember(
     ...(report.imdsProblems?.length ? { imdsProblems: report.imdsProblems } : {}),
   };
   if (!prev) return candidate;
-  const stale = now - prev.lastSeenAt >= livenessGranularityMs(policy);
+  const stale = now - prev.lastSeenAt >= livenessGranularityMs(policy, prev);
   const same =
     !stale &&
     prev.vmName === candidate.vmName &&

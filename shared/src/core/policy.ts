@@ -47,8 +47,10 @@ export const NotifyPolicy = z.strictObject({
   /** An event not approved this long after first sight, while something blocks it. */
   blockedAfterMinutes: z.number().int().min(1).max(1440).default(20),
   /**
-   * A relay silent this long is alerted on. Scheduled Events stops serving a VM that made no
-   * call for 24 h, so the ceiling stays well below that.
+   * A relay silent this long, and no longer live, is alerted on: an idle relay is live for
+   * `idleLivenessTimeoutSeconds` (32 min by default), so that is when an idle one is alerted on.
+   * Scheduled Events stops serving a VM that made no call for 24 h, so the ceiling stays well
+   * below that.
    */
   silentRelayMinutes: z.number().int().min(1).max(720).default(10),
   /** A relay reporting this many failed IMDS reads in a row is alerted on. */
@@ -76,11 +78,26 @@ export const Policy = z.strictObject({
   onDrainOverdue: z.enum(["wait", "proceed"]).default("wait"),
   /** How long an elected relay holds the approval lease before another is elected. */
   approvalLeaseSeconds: z.number().int().min(5).max(600).default(30),
-  /** A relay not heard from for this long is not live. */
+  /**
+   * A relay that sees events (and so reports every `activeReportSeconds`) not heard from for this
+   * long is not live; nor is one not heard from for this long since an event naming its VM was
+   * first seen (liveness.ts: every relay of the group reports an event within a second).
+   */
   livenessTimeoutSeconds: z.number().int().min(10).max(3600).default(90),
-  /** Report interval the coordinator asks for while an event is active / when idle. */
+  /**
+   * An idle relay (no events in its document) not heard from for this long is not live: what
+   * coverage and the silent-relay alert use. Keep it above three idle heartbeats; the default,
+   * 32 min, puts the `lastSeenAt` write (every third of it) on every third heartbeat.
+   */
+  idleLivenessTimeoutSeconds: z.number().int().min(10).max(86_400).default(1920),
+  /**
+   * Report interval the coordinator asks for while an event is active / when idle. Idle
+   * heartbeats are what an idle VM costs (an execution each): 5 min keeps it under $0.02 per
+   * VM-month (docs/deploy.md), and events never wait for one (a relay reports every document
+   * change at once). Relays clamp what they are asked to 1 s-300 s.
+   */
   activeReportSeconds: z.number().min(0.5).max(60).default(5),
-  idleReportSeconds: z.number().min(5).max(600).default(20),
+  idleReportSeconds: z.number().min(5).max(600).default(300),
   /** A recover hook not confirmed this long after the event ended stops holding the budget. */
   recoverTimeoutSeconds: z.number().int().min(30).max(86_400).default(1800),
   /** Notifications and coverage alerts (docs/operations.md). */

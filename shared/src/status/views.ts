@@ -66,7 +66,7 @@ export type EventView = z.infer<typeof EventView>;
 export const MemberView = z.object({
   vm: z.string(),
   live: z.boolean(),
-  /** lastSeenAt is refreshed at a granularity (a third of the liveness timeout): an upper bound. */
+  /** lastSeenAt is refreshed at a granularity (a third of the liveness timeout that applies): an upper bound. */
   lastSeenSecondsAgo: z.number(),
   lastSeenAt: Time,
   firstSeenAt: Time,

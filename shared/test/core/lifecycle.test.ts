@@ -397,9 +397,11 @@ describe("lifecycle paths", () => {
     const s = new Sim();
     s.send(report("vm0", 1, []));
     const before = s.state.members.vm0;
-    s.send(report("vm0", 1, []), 5_000);
+    // An idle relay's granularity is a third of its idle liveness timeout (640 s by default).
+    const granularityMs = (s.p.idleLivenessTimeoutSeconds * 1000) / 3;
+    s.send(report("vm0", 1, []), granularityMs - 5_000);
     expect(s.state.members.vm0).toBe(before);
-    s.send(report("vm0", 1, []), 30_000);
+    s.send(report("vm0", 1, []), 5_000);
     expect(s.state.members.vm0).not.toBe(before);
   });
 

@@ -5,13 +5,14 @@ import { hookMarkers, type Markers } from "./markers";
 
 /**
  * Short intervals so a whole lifecycle takes seconds: relays report every second while an event
- * is active, a lease lasts 5 s, a silent relay stops counting as live after 15 s.
+ * is active, a lease lasts 5 s, a silent relay (idle or not) stops counting as live after 15 s.
  */
 export const FAST_POLICY = {
   activeReportSeconds: 1,
   idleReportSeconds: 5,
   approvalLeaseSeconds: 5,
   livenessTimeoutSeconds: 15,
+  idleLivenessTimeoutSeconds: 15,
 };
 
 export interface E2eCluster {
