@@ -1,8 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  applyReport,
-  type ClusterState,
-  type Decision,
   emptyClusterState,
   explain,
   HANDOFF_REPORT_SECONDS,
@@ -17,6 +14,7 @@ import {
   type ReportOptions,
   report,
   run,
+  Sim,
   scheduled,
   started,
   T0,
@@ -27,21 +25,6 @@ import {
  * on by the report that frees it (earliest NotBefore first), Preempt/Terminate ignore the budget,
  * relays are asked to report fast enough to converge, and what storage holds is acknowledged.
  */
-
-class Sim {
-  state: ClusterState = emptyClusterState("web");
-  now = T0;
-  constructor(readonly p = policy()) {}
-  send(r: RelayReport, advanceMs = 1000): Decision {
-    this.now += advanceMs;
-    const d = applyReport(this.state, r, this.now, this.p);
-    this.state = d.state;
-    return d;
-  }
-  phase(id: string) {
-    return this.state.events[id.toLowerCase()]?.phase;
-  }
-}
 
 const withProblems = (r: RelayReport, imdsProblems: ImdsProblem[]): RelayReport => ({
   ...r,

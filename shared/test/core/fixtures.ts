@@ -1,10 +1,16 @@
 import {
+  applyReport,
+  type ClusterState,
   DEFAULT_POLICY,
   type Decision,
+  emptyClusterState,
+  explain,
   type HookRun,
+  memberKey,
   type Policy,
   type RelayReport,
   type ScheduledEvent,
+  tick,
 } from "../../src";
 
 export const T0 = Date.parse("2022-04-11T22:00:00Z");
@@ -87,3 +93,37 @@ export const drained = (eventId: string, recover?: HookRun["status"]) => ({
 
 export const approveIds = (d: Decision): string[] =>
   d.directives.flatMap((x) => (x.kind === "approve" ? x.eventIds : []));
+
+/** Applies reports (and ticks) in order on one cluster's state, advancing a clock. */
+export class Sim {
+  state: ClusterState = emptyClusterState("web");
+  now = T0;
+  constructor(readonly p: Policy = policy()) {}
+  send(r: RelayReport, advanceMs = 1000): Decision {
+    this.now += advanceMs;
+    const d = applyReport(this.state, r, this.now, this.p);
+    this.state = d.state;
+    return d;
+  }
+  tick(advanceMs: number): Decision {
+    this.now += advanceMs;
+    const d = tick(this.state, this.now, this.p);
+    this.state = d.state;
+    return d;
+  }
+  phase(id: string) {
+    return this.state.events[id.toLowerCase()]?.phase;
+  }
+  event(id: string) {
+    const e = this.state.events[id.toLowerCase()];
+    if (!e) throw new Error(`no event ${id}`);
+    return e;
+  }
+  member(vm: string) {
+    return this.state.members[memberKey(vm)];
+  }
+  /** What the event waits for, on which VMs (the status API's explanation). */
+  blockers(id: string) {
+    return explain(this.state, id.toLowerCase(), this.now, this.p)?.blockers ?? [];
+  }
+}

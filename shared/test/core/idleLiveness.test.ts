@@ -1,38 +1,12 @@
 import { describe, expect, it } from "vitest";
-import {
-  applyReport,
-  type ClusterState,
-  coverage,
-  DEFAULT_POLICY,
-  type Decision,
-  emptyClusterState,
-  explain,
-  isLive,
-  memberKey,
-  type RelayReport,
-} from "../../src";
-import { approveIds, drained, policy, report, scheduled, T0 } from "./fixtures";
+import { coverage, DEFAULT_POLICY, explain, isLive } from "../../src";
+import { approveIds, drained, policy, report, Sim, scheduled, T0 } from "./fixtures";
 
 /**
  * The idle defaults (a heartbeat every 5 min, an idle relay live for 32 min) are what keep an
  * idle VM nearly free (docs/deploy.md). These tests prove they cost no safety: approval judges a
  * relay by whether it reported since the event appeared, not by its idle timeout.
  */
-
-class Sim {
-  state: ClusterState = emptyClusterState("web");
-  now = T0;
-  constructor(readonly p = policy()) {}
-  send(r: RelayReport, advanceMs = 1000): Decision {
-    this.now += advanceMs;
-    const d = applyReport(this.state, r, this.now, this.p);
-    this.state = d.state;
-    return d;
-  }
-  member(vm: string) {
-    return this.state.members[memberKey(vm)];
-  }
-}
 
 const id = "0B1D1E5E-0000-4000-8000-000000000013";
 const idleSeconds = DEFAULT_POLICY.idleReportSeconds;

@@ -1,39 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  applyOperatorAction,
-  applyReport,
-  type ClusterState,
-  type Decision,
-  emptyClusterState,
-  explain,
-  type RelayReport,
-  ScheduledEventsDocument,
-  tick,
-} from "../../src";
+import { applyOperatorAction, applyReport, explain, ScheduledEventsDocument } from "../../src";
 import seedStream from "../fixtures/seed-freeze-stream.json";
-import { approveIds, drained, policy, report, run, scheduled, started, T0 } from "./fixtures";
-
-/** Applies reports in order, threading state; returns every decision. */
-class Sim {
-  state: ClusterState = emptyClusterState("web");
-  now = T0;
-  constructor(readonly p = policy()) {}
-  send(r: RelayReport, advanceMs = 1000): Decision {
-    this.now += advanceMs;
-    const d = applyReport(this.state, r, this.now, this.p);
-    this.state = d.state;
-    return d;
-  }
-  tick(advanceMs: number): Decision {
-    this.now += advanceMs;
-    const d = tick(this.state, this.now, this.p);
-    this.state = d.state;
-    return d;
-  }
-  phase(id: string) {
-    return this.state.events[id.toLowerCase()]?.phase;
-  }
-}
+import { approveIds, drained, policy, report, run, Sim, scheduled, started } from "./fixtures";
 
 describe("the seeds' example stream (Freeze on WestNO_0 and WestNO_1, incarnations 1 to 4)", () => {
   it("walks Observed → Draining → Approving → Started → Recovering → Completed and elects the relay that completes readiness", () => {

@@ -1,33 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  applyReport,
-  type ClusterState,
-  type Decision,
-  emptyClusterState,
-  explain,
-  type RelayReport,
-} from "../../src";
-import { approveIds, drained, policy, report, scheduled, T0 } from "./fixtures";
-
-/** Applies reports in order, threading state. */
-class Sim {
-  state: ClusterState = emptyClusterState("web");
-  now = T0;
-  send(r: RelayReport): Decision {
-    this.now += 1000;
-    const d = applyReport(this.state, r, this.now, policy());
-    this.state = d.state;
-    return d;
-  }
-  event(id: string) {
-    const e = this.state.events[id.toLowerCase()];
-    if (!e) throw new Error(`no event ${id}`);
-    return e;
-  }
-  blockers(id: string) {
-    return explain(this.state, id.toLowerCase(), this.now, policy())?.blockers ?? [];
-  }
-}
+import { approveIds, drained, report, Sim, scheduled } from "./fixtures";
 
 const E = "E-RES";
 
