@@ -20,7 +20,7 @@ import {
   SECONDS_PER_MONTH,
 } from "./costModel";
 import { round, type Summary, summary } from "./stats";
-import { startCoordinatorProcess } from "./throughput";
+import { reportPoster, startCoordinatorProcess } from "./throughput";
 
 /**
  * (g) Cost per VM-month, computed from what this run measures (bench/costModel.ts) and the price
@@ -118,20 +118,11 @@ export async function measureCost(root: string): Promise<CostResult> {
   try {
     const local = await startCoordinatorProcess(azurite.connectionString, [], true);
     try {
-      const url = `${local.url.replace(/\/+$/, "")}/api/relay/report`;
+      const send = reportPoster(local);
       const post = async (body: RelayReport): Promise<number> => {
-        const t0 = performance.now();
-        const res = await fetch(url, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${local.relayKey}`,
-            "content-type": "application/json",
-          },
-          body: JSON.stringify(body),
-        });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`report answered ${res.status}`);
-        return performance.now() - t0;
+        const { status, ms } = await send(body);
+        if (status !== 200) throw new Error(`report answered ${status}`);
+        return ms;
       };
       const parallel = async (n: number, make: (i: number) => RelayReport) => {
         let next = 0;

@@ -13,7 +13,7 @@ import type {
   ScheduledEvent,
 } from "@quiesce/shared";
 import { round, type Summary, summary } from "./stats";
-import { type CoordinatorProcess, startCoordinatorProcess } from "./throughput";
+import { type CoordinatorProcess, reportPoster, startCoordinatorProcess } from "./throughput";
 
 /**
  * (i) 10,000 VMs in one deployment: three coordinator processes (the local host, as a Functions
@@ -129,23 +129,18 @@ export async function measureScale(): Promise<ScaleResult> {
     const front = await roundRobin(processes.map((p) => p.url));
     try {
       const relayKey = (processes[0] as CoordinatorProcess).relayKey;
-      const url = `${front.url}/api/relay/report`;
+      const send = reportPoster({ url: front.url, relayKey });
       let errors = 0;
       const errorStatuses: Record<string, number> = {};
       const post = async (body: RelayReport): Promise<ReportResponse | null> => {
-        const res = await fetch(url, {
-          method: "POST",
-          headers: { authorization: `Bearer ${relayKey}`, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        }).catch(() => null);
+        const res = await send(body).catch(() => null);
         if (res?.status !== 200) {
           errors++;
           const k = String(res?.status ?? "network");
           errorStatuses[k] = (errorStatuses[k] ?? 0) + 1;
-          await res?.arrayBuffer();
           return null;
         }
-        return (await res.json()) as ReportResponse;
+        return JSON.parse(res.text) as ReportResponse;
       };
       const seqs = new Array<number>(VMS).fill(0);
       const nextSeq = (i: number) => {

@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import { startAzurite } from "@quiesce/functions";
 import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
 import { round, type Summary, summary } from "./stats";
-import { CONCURRENCY, type CoordinatorProcess, startCoordinatorProcess } from "./throughput";
+import {
+  CONCURRENCY,
+  type CoordinatorProcess,
+  reportPoster,
+  startCoordinatorProcess,
+} from "./throughput";
 
 /**
  * (e) The status API at scale: about 3,000 events and 1,800 members loaded into Azurite through
@@ -110,14 +115,10 @@ async function pool<T>(items: readonly T[], concurrency: number, fn: (t: T) => P
 }
 
 async function load(local: CoordinatorProcess): Promise<{ active: number; ended: number }> {
+  const send = reportPoster(local);
   const post = async (body: RelayReport) => {
-    const res = await fetch(`${local.url}/api/relay/report`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${local.relayKey}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`report: HTTP ${res.status}: ${text.slice(0, 200)}`);
+    const { status, text } = await send(body);
+    if (status !== 200) throw new Error(`report: HTTP ${status}: ${text.slice(0, 200)}`);
   };
   // Every VM registers with an empty document.
   const all = CLUSTERS.flatMap((c) => Array.from({ length: c.vms }, (_, i) => ({ c, i })));

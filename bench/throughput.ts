@@ -195,6 +195,26 @@ export interface CoordinatorProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * POSTs one relay report to a coordinator process over loopback, reading the whole answer;
+ * resolves to its HTTP status and wall time. One client for every benchmark that sends reports.
+ */
+export function reportPoster(
+  local: Pick<CoordinatorProcess, "url" | "relayKey">,
+): (body: RelayReport) => Promise<{ status: number; text: string; ms: number }> {
+  const url = `${local.url.replace(/\/+$/, "")}/api/relay/report`;
+  return async (body) => {
+    const t0 = performance.now();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${local.relayKey}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, text, ms: performance.now() - t0 };
+  };
+}
+
 /** The bundled bench/coordinatorProcess.ts, next to this bundle (see bench/run.mjs). */
 export function startCoordinatorProcess(
   connectionString: string,
@@ -271,19 +291,8 @@ export async function measureThroughput(
       opts.metrics ?? false,
     );
     try {
-      const url = `${local.url.replace(/\/+$/, "")}/api/relay/report`;
-      const post = async (body: RelayReport) => {
-        const res = await fetch(url, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${local.relayKey}`,
-            "content-type": "application/json",
-          },
-          body: JSON.stringify(body),
-        });
-        await res.arrayBuffer();
-        return res.status === 200;
-      };
+      const send = reportPoster(local);
+      const post = async (body: RelayReport) => (await send(body)).status === 200;
       const load = async (
         fleet: Fleet,
         limit: { ms?: number; total?: number },
