@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
 
-// The workspace packages from their sources, subpaths included ("@quiesce/shared/protocol"
-// -> shared/src/protocol/index.ts), as scripts/esbuild/workspace-sources.mjs does for bundles.
+// The workspace packages from their sources, subpaths included ("@quiesce/protocol/imds"
+// -> protocol/src/imds/index.ts), as scripts/esbuild/workspace-sources.mjs does for bundles.
 export default defineConfig({
   resolve: {
     alias: [

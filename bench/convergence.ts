@@ -1,5 +1,5 @@
 import { type LocalCluster, startLocalCluster } from "@quiesce/demo";
-import { DEFAULT_POLICY } from "@quiesce/shared";
+import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
 import { hookMarkers, lastEnd, type Markers } from "../test/e2e/support/markers";
 import { waitFor } from "../test/support/wait";
 import { round, type Summary, summary } from "./stats";

@@ -1,15 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { applyReport, emptyClusterState } from "@quiesce/core";
 import { startAzurite } from "@quiesce/functions";
-import {
-  applyReport,
-  DEFAULT_POLICY,
-  emptyClusterState,
-  type Policy,
-  type RelayReport,
-  type ScheduledEvent,
-} from "@quiesce/shared";
+import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import { DEFAULT_POLICY, type Policy } from "@quiesce/protocol/policy";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import {
   type CostTable,
   dollars,

@@ -11,12 +11,9 @@ import {
   tableClient,
   zeroCounts,
 } from "@quiesce/functions";
-import {
-  DEFAULT_POLICY,
-  type RelayReport,
-  type ReportResponse,
-  type ScheduledEvent,
-} from "@quiesce/shared";
+import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
+import type { RelayReport, ReportResponse } from "@quiesce/protocol/relay";
 import {
   call,
   makeReport,

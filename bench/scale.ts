@@ -4,14 +4,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TableClient } from "@azure/data-tables";
+import type { Readiness } from "@quiesce/core";
 import { fromEntity, startAzurite } from "@quiesce/functions";
-import type {
-  Directive,
-  Readiness,
-  RelayReport,
-  ReportResponse,
-  ScheduledEvent,
-} from "@quiesce/shared";
+import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import type { Directive, RelayReport, ReportResponse } from "@quiesce/protocol/relay";
 import { round, type Summary, summary } from "./stats";
 import { type CoordinatorProcess, reportPoster, startCoordinatorProcess } from "./throughput";
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { startAzurite } from "@quiesce/functions";
-import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
+import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import { round, type Summary, summary } from "./stats";
 import {
   CONCURRENCY,

@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { TableClient } from "@azure/data-tables";
 import { type OpCounts, startAzurite } from "@quiesce/functions";
-import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
+import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import { median, round } from "./stats";
 
 /**

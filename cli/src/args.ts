@@ -1,10 +1,5 @@
-import {
-  ClusterQuery,
-  type EventState,
-  type Phase,
-  type Result,
-  StatusQuery,
-} from "@quiesce/shared";
+import type { Result } from "@quiesce/protocol";
+import { ClusterQuery, type EventState, type Phase, StatusQuery } from "@quiesce/protocol/status";
 import { z } from "zod";
 
 /** `quiesce` arguments and environment, parsed once; errors name what is wrong. */

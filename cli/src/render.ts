@@ -4,7 +4,7 @@ import type {
   EventDetail,
   EventView,
   StatusPage,
-} from "@quiesce/shared";
+} from "@quiesce/protocol/status";
 
 /** Plain-text views of the status API, shared by `quiesce status` and the `npm start` demo. */
 

@@ -5,12 +5,12 @@ import {
   type EventView,
   type Phase,
   StatusPage,
-} from "@quiesce/shared";
+} from "@quiesce/protocol/status";
 
 /**
  * A client of the coordinator's status and operator API: what the CLI, the demo and the
  * end-to-end tests read. Answers are parsed with the very schemas the coordinator builds them
- * from (@quiesce/shared's status views), so a changed API fails loudly.
+ * from (@quiesce/protocol's status views), so a changed API fails loudly.
  */
 
 export { ClusterPage, EventDetail, type EventView, StatusPage };

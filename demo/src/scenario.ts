@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { InjectFault, ScheduleEvent, Topology } from "@quiesce/fabric-simulator";
-import { describeZodError } from "@quiesce/shared";
+import { describeZodError } from "@quiesce/protocol";
 import { z } from "zod";
 
 /**

@@ -2,8 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { buildSync } from "esbuild";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workspaceSources } from "../../scripts/esbuild/workspace-sources.mjs";
 import { FabricControlClient } from "./client";
 import { getScheduledEvents } from "./imds/probe";
 
@@ -12,10 +13,10 @@ let dir: string;
 let cli: string;
 const children: ChildProcess[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "fabric-cli-"));
   cli = join(dir, "cli.js");
-  buildSync({
+  await build({
     entryPoints: [resolve(__dirname, "cli.ts")],
     bundle: true,
     platform: "node",
@@ -23,7 +24,7 @@ beforeAll(() => {
     target: "node20",
     outfile: cli,
     logLevel: "silent",
-    alias: { "@quiesce/shared": resolve(__dirname, "../../shared/src/index.ts") },
+    plugins: [workspaceSources()],
   });
 });
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { parseJsonWith } from "@quiesce/shared";
+import { parseJsonWith } from "@quiesce/protocol";
 import { parseCliArgs, USAGE } from "./cliArgs";
 import { startFabricSimulator } from "./simulator";
 import { defaultTopology, generateTopology, Topology } from "./topology";

@@ -1,4 +1,4 @@
-import type { ScheduledEventsDocument } from "@quiesce/shared";
+import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import type { ClockView, Timeline } from "./engine";
 import type { InjectFaultInput, ScheduleEventInput } from "./model/commands";
 import type { Fault, SimEvent } from "./model/types";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ScheduledEventsDocument, StartRequestsBody } from "@quiesce/shared";
+import type { ScheduledEventsDocument, StartRequestsBody } from "@quiesce/protocol/imds";
 import type { z } from "zod";
 import type { SimClock } from "./clock";
 import {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ScheduledEventsDocument } from "@quiesce/shared";
+import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { ManualClock, ScaledClock, type SimClock } from "./clock";
 import { handleControl } from "./control/routes";
 import { type ClockView, type ControlResult, FabricEngine, type Timeline } from "./engine";

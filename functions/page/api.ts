@@ -1,4 +1,4 @@
-import { ClusterPage, EventDetail, StatusPage } from "@quiesce/shared/status";
+import { ClusterPage, EventDetail, StatusPage } from "@quiesce/protocol/status";
 import { z } from "zod";
 
 // The status API's own schemas (shared with the coordinator, the CLI and the demo), from source
@@ -10,7 +10,7 @@ export {
   MemberView,
   StatusPage,
   type TimelineEntry,
-} from "@quiesce/shared/status";
+} from "@quiesce/protocol/status";
 
 export const Me = z.object({ principal: z.string(), roles: z.array(z.string()) });
 export type Me = z.infer<typeof Me>;

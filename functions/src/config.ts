@@ -1,4 +1,5 @@
-import { DEFAULT_POLICIES, describeZodError, PolicySet } from "@quiesce/shared";
+import { describeZodError } from "@quiesce/protocol";
+import { DEFAULT_POLICIES, PolicySet } from "@quiesce/protocol/policy";
 import { z } from "zod";
 
 /**

@@ -1,4 +1,4 @@
-import { ClusterName, describeZodError } from "@quiesce/shared/protocol";
+import { ClusterName, describeZodError } from "@quiesce/protocol";
 import { z } from "zod";
 
 /**

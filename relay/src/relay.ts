@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/shared/imds";
+import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/protocol/imds";
 import { type Clock, systemClock } from "./clock";
 import type { RelaySettings } from "./config";
 import { type TokenSource, tokenSource } from "./coordinator/auth";

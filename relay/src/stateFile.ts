@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
-import { parseJsonWith } from "@quiesce/shared/util";
+import { parseJsonWith } from "@quiesce/protocol";
 import { emptyState, RelayState } from "./core/state";
 
 export type LoadedState = { state: RelayState; problem?: string };

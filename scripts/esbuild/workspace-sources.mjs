@@ -1,6 +1,6 @@
 // esbuild: the workspace packages from their TypeScript sources, subpaths included
-// ("@quiesce/shared" -> shared/src/index.ts, "@quiesce/shared/protocol" ->
-// shared/src/protocol/index.ts), so a bundle never depends on a prior `tsc -b`.
+// ("@quiesce/protocol" -> protocol/src/index.ts, "@quiesce/protocol/imds" ->
+// protocol/src/imds/index.ts), so a bundle never depends on a prior `tsc -b`.
 // Used by the relay bundle, the Function app package and the benchmarks.
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";

@@ -1,3 +1,4 @@
+import { applyReport } from "@quiesce/core";
 import {
   ClusterStore,
   isStorageUnavailable,
@@ -6,14 +7,9 @@ import {
   withConflictRetry,
   zeroCounts,
 } from "@quiesce/functions";
-import {
-  applyReport,
-  type Policy,
-  PolicySet,
-  policyFor,
-  type RelayReport,
-  type ScheduledEvent,
-} from "@quiesce/shared";
+import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import { type Policy, PolicySet, policyFor } from "@quiesce/protocol/policy";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";

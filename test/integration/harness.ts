@@ -3,7 +3,8 @@ import { TableClient } from "@azure/data-tables";
 import { HttpRequest, InvocationContext } from "@azure/functions";
 import type { RetryOptions } from "@quiesce/functions";
 import { type Coordinator, createCoordinator, loadCoordinatorSettings } from "@quiesce/functions";
-import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
+import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import type { RelayReport } from "@quiesce/protocol/relay";
 
 /** Test doubles that are not doubles: a settable clock, real HttpRequests, real tables. */
 

@@ -1,4 +1,4 @@
-import { ClusterPage } from "@quiesce/shared";
+import { ClusterPage } from "@quiesce/protocol/status";
 import { describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";
 import {

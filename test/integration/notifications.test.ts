@@ -5,7 +5,8 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from "@quiesce/functions";
-import type { RelayReport, ScheduledEvent } from "@quiesce/shared";
+import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";
 import { pointsNamed, testMetrics } from "../support/metrics";

@@ -1,4 +1,5 @@
-import { DEFAULT_POLICY, type RelayReport } from "@quiesce/shared";
+import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import { describe, expect, it } from "vitest";
 import { startTestAzurite, useAzurite } from "../support/azurite";
 import { startLocalEntra } from "../support/entra";

@@ -1,4 +1,4 @@
-import { ClusterPage, EventDetail, StatusPage } from "@quiesce/shared";
+import { ClusterPage, EventDetail, StatusPage } from "@quiesce/protocol/status";
 import { describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";
 import {

@@ -1,13 +1,13 @@
 import { TableClient } from "@azure/data-tables";
+import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import {
   ClusterPage,
   EventDetail,
   type EventView,
-  type RelayReport,
-  type ScheduledEvent,
   STATUS_LIMITS,
   StatusPage,
-} from "@quiesce/shared";
+} from "@quiesce/protocol/status";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";
 import {

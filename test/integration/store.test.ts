@@ -1,18 +1,18 @@
 import {
+  applyReport,
+  type ClusterState,
+  type EventRecord,
+  type Member,
+  type Readiness,
+} from "@quiesce/core";
+import {
   ClusterStore,
   ConcurrencyConflict,
   openTables,
   withConflictRetry,
   zeroCounts,
 } from "@quiesce/functions";
-import {
-  applyReport,
-  type ClusterState,
-  DEFAULT_POLICY,
-  type EventRecord,
-  type Member,
-  type Readiness,
-} from "@quiesce/shared";
+import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
 import { describe, expect, it } from "vitest";
 import { useAzurite } from "../support/azurite";
 import { freezeEvent, makeReport, uniquePrefix } from "./harness";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
-import { StartRequestsBody } from "@quiesce/shared";
+import { StartRequestsBody } from "@quiesce/protocol/imds";
 import type { FabricEngine } from "../engine";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { SCHEDULED_EVENTS_API_VERSIONS, type ScheduledEventsApiVersion } from "../model/document";

@@ -2,7 +2,7 @@ import {
   INSTANCE_METADATA_API_VERSION,
   type StartRequestsBody,
   vmIdentityFromInstanceMetadata,
-} from "@quiesce/shared";
+} from "@quiesce/protocol/imds";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../clock";
 import { type FabricSimulator, startFabricSimulator } from "../simulator";

@@ -2,7 +2,7 @@ import {
   InstanceMetadata,
   SCHEDULED_EVENTS_API_VERSION,
   ScheduledEventsDocument,
-} from "@quiesce/shared";
+} from "@quiesce/protocol/imds";
 
 /**
  * Minimal IMDS calls against a simulated VM's base URL, parsed with the relay's own schemas: for

@@ -1,4 +1,4 @@
-import { eventKey, type StartRequestsBody } from "@quiesce/shared";
+import { eventKey, type StartRequestsBody } from "@quiesce/protocol/imds";
 import { append, fail, ok, publish, replaceActive, started } from "./state";
 import type { FabricState, Instant, Outcome, SimEvent, StartRequestOutcome } from "./types";
 

@@ -1,4 +1,4 @@
-import { EventIdText } from "@quiesce/shared";
+import { EventIdText } from "@quiesce/protocol";
 import { z } from "zod";
 import { GroupName, GroupSpec, SimVmName } from "../topology";
 

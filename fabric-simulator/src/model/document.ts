@@ -1,4 +1,4 @@
-import type { ScheduledEvent, ScheduledEventsDocument } from "@quiesce/shared";
+import type { ScheduledEvent, ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import type { FabricState, SimEvent } from "./types";
 
 /** The api-versions of `/metadata/scheduledevents`, oldest first, and what each one added. */

@@ -1,4 +1,4 @@
-import { ScheduledEventsDocument } from "@quiesce/shared";
+import { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { describe, expect, it } from "vitest";
 import { defaultTopology, Topology } from "../topology";
 import { renderDocument } from "./document";

@@ -1,4 +1,4 @@
-import { eventKey } from "@quiesce/shared";
+import { eventKey } from "@quiesce/protocol/imds";
 import type { GroupRecord, VmRecord } from "../topology";
 import { evicts } from "./defaults";
 import { renderDocument } from "./document";

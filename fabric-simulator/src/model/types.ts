@@ -1,4 +1,4 @@
-import type { ScheduledEventsDocument } from "@quiesce/shared";
+import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import type { GroupRecord, Topology, VmRecord } from "../topology";
 
 /** When something happened: simulated time (what IMDS shows) and the real wall clock. */

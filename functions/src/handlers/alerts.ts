@@ -1,4 +1,5 @@
-import { coverage, policyFor } from "@quiesce/shared";
+import { coverage } from "@quiesce/core";
+import { policyFor } from "@quiesce/protocol/policy";
 import { type Handler, withAuth } from "./compose";
 import { coverageStates } from "./coverageStates";
 import type { HandlerDeps } from "./deps";

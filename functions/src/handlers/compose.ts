@@ -1,5 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import { parseWith, type Result } from "@quiesce/shared";
+import { parseWith, type Result } from "@quiesce/protocol";
 import type { z } from "zod";
 import type { Principal, Role } from "../auth";
 import { authenticate, denied, type HandlerDeps } from "./deps";

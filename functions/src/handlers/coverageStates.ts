@@ -1,4 +1,5 @@
-import { type ClusterState, dict, emptyClusterState, memberKey } from "@quiesce/shared";
+import { type ClusterState, emptyClusterState, memberKey } from "@quiesce/core";
+import { dict } from "@quiesce/protocol";
 import { StatusQueries } from "../store";
 import type { HandlerDeps } from "./deps";
 

@@ -1,10 +1,6 @@
-import {
-  applyOperatorAction,
-  ClusterName,
-  type OperatorAction,
-  OperatorActionError,
-  policyFor,
-} from "@quiesce/shared";
+import { applyOperatorAction, type OperatorAction, OperatorActionError } from "@quiesce/core";
+import { ClusterName } from "@quiesce/protocol";
+import { policyFor } from "@quiesce/protocol/policy";
 import { z } from "zod";
 import { counted, withConflictRetry } from "../store";
 import { type Handler, jsonBody, parsedBy, withAuth } from "./compose";

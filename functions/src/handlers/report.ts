@@ -3,12 +3,10 @@ import {
   type ClusterState,
   memberKey,
   needsClusterEvents,
-  PROTOCOL_VERSION,
-  parseRelayReport,
-  policyFor,
-  type ReportResponse,
   storedHooks,
-} from "@quiesce/shared";
+} from "@quiesce/core";
+import { policyFor } from "@quiesce/protocol/policy";
+import { PROTOCOL_VERSION, parseRelayReport, type ReportResponse } from "@quiesce/protocol/relay";
 import { authorizeRelayForVm } from "../auth";
 import { counted, reportKeyProblems, withConflictRetry } from "../store";
 import { afterReport } from "../telemetry/afterReport";

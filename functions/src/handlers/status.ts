@@ -1,14 +1,13 @@
 import type { HttpResponseInit } from "@azure/functions";
+import { ClusterName, EventIdText } from "@quiesce/protocol";
+import { eventKey } from "@quiesce/protocol/imds";
 import {
   CLUSTER_QUERY_NAMES,
-  ClusterName,
   ClusterQuery,
-  EventIdText,
-  eventKey,
   parseQuery,
   STATUS_QUERY_NAMES,
   StatusQuery,
-} from "@quiesce/shared";
+} from "@quiesce/protocol/status";
 import { clusterPage } from "../status/clusterPage";
 import { eventDetail as readEventDetail } from "../status/eventDetail";
 import { decodeEventToken, decodeMemberToken } from "../status/paging";

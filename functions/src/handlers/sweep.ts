@@ -1,5 +1,6 @@
 import type { InvocationContext, Timer } from "@azure/functions";
-import { type ClusterState, policyFor, tick } from "@quiesce/shared";
+import { type ClusterState, tick } from "@quiesce/core";
+import { policyFor } from "@quiesce/protocol/policy";
 import { ConcurrencyConflict, counted, type OpCounts } from "../store";
 import type { HandlerDeps } from "./deps";
 import { createWatch, type WatchSummary } from "./watch";

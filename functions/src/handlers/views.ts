@@ -1,19 +1,12 @@
-import type {
-  ClusterState,
-  EventRecord,
-  EventView,
-  Member,
-  MemberView,
-  Policy,
-  ReadinessView,
-  TimelineEntry,
-} from "@quiesce/shared";
-import { explain, isEnded, isLive } from "@quiesce/shared";
+import type { ClusterState, EventRecord, Member } from "@quiesce/core";
+import { explain, isEnded, isLive } from "@quiesce/core";
+import type { Policy } from "@quiesce/protocol/policy";
+import type { EventView, MemberView, ReadinessView, TimelineEntry } from "@quiesce/protocol/status";
 import type { HistoryRow } from "../store";
 import { iso } from "./http";
 
 /**
- * What the status API shows, typed by the shared view schemas (shared/src/status/views.ts) that
+ * What the status API shows, typed by the shared view schemas (protocol/src/status/views.ts) that
  * every client parses with; times as ISO 8601, durations in seconds.
  */
 

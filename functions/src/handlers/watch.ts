@@ -1,12 +1,5 @@
-import {
-  type ClusterState,
-  coverage,
-  type Decision,
-  explain,
-  isEnded,
-  type Policy,
-  policyFor,
-} from "@quiesce/shared";
+import { type ClusterState, coverage, type Decision, explain, isEnded } from "@quiesce/core";
+import { type Policy, policyFor } from "@quiesce/protocol/policy";
 import {
   coverageNotifications,
   eventNotifications,

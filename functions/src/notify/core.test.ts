@@ -1,13 +1,7 @@
-import {
-  applyReport,
-  type ClusterState,
-  DEFAULT_POLICY,
-  emptyClusterState,
-  type Policy,
-  tick,
-} from "@quiesce/shared";
+import { applyReport, type ClusterState, emptyClusterState, tick } from "@quiesce/core";
+import { DEFAULT_POLICY, type Policy } from "@quiesce/protocol/policy";
+import { report, run, scheduled, T0 } from "@quiesce/testkit/documents";
 import { describe, expect, it } from "vitest";
-import { report, run, scheduled, T0 } from "../../../shared/test/core/fixtures";
 import { decisionFacts } from "../telemetry/facts";
 import { planRetry } from "./backoff";
 import { eventNotifications, newlyDue } from "./core";

@@ -4,10 +4,9 @@ import {
   type Coverage,
   type EventRecord,
   explain,
-  type ImdsHealth,
-  type NotificationKind,
-  type Policy,
-} from "@quiesce/shared";
+} from "@quiesce/core";
+import type { NotificationKind, Policy } from "@quiesce/protocol/policy";
+import type { ImdsHealth } from "@quiesce/protocol/relay";
 
 /**
  * Which notifications are due, decided from state alone (level-triggered, like the core): a

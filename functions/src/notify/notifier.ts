@@ -1,4 +1,4 @@
-import type { NotificationSink, Policy } from "@quiesce/shared";
+import type { NotificationSink, Policy } from "@quiesce/protocol/policy";
 import type { Telemetry } from "../telemetry/metrics";
 import { type BackoffOptions, planRetry } from "./backoff";
 import type { Notification } from "./core";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { odata } from "@azure/data-tables";
-import type { NotificationSink } from "@quiesce/shared";
+import type { NotificationSink } from "@quiesce/protocol/policy";
 import { fromEntity, type StoredEntity, toEntity } from "../store/codec";
 import { encodeKey } from "../store/keys";
 import { ConcurrencyConflict, type CountedTable } from "../store/tables";

@@ -1,4 +1,4 @@
-import type { NotificationSink } from "@quiesce/shared";
+import type { NotificationSink } from "@quiesce/protocol/policy";
 import { Agent, request } from "undici";
 import type { Notification } from "./core";
 import {

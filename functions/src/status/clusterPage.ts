@@ -1,11 +1,6 @@
-import {
-  type ClusterPage,
-  type ClusterQuery,
-  isLive,
-  memberKey,
-  policyFor,
-  STATUS_LIMITS,
-} from "@quiesce/shared";
+import { isLive, memberKey } from "@quiesce/core";
+import { policyFor } from "@quiesce/protocol/policy";
+import { type ClusterPage, type ClusterQuery, STATUS_LIMITS } from "@quiesce/protocol/status";
 import type { HandlerDeps } from "../handlers/deps";
 import { iso } from "../handlers/http";
 import { memberView } from "../handlers/views";

@@ -1,4 +1,5 @@
-import { type EventDetail, policyFor, STATUS_LIMITS } from "@quiesce/shared";
+import { policyFor } from "@quiesce/protocol/policy";
+import { type EventDetail, STATUS_LIMITS } from "@quiesce/protocol/status";
 import type { HandlerDeps } from "../handlers/deps";
 import { iso } from "../handlers/http";
 import { historyView, readinessView } from "../handlers/views";

@@ -1,15 +1,14 @@
 import {
   type ClusterState,
-  type Dict,
-  dict,
   type EventRecord,
-  type EventView,
   IN_FLIGHT,
   type Member,
   memberKey,
-  type Policy,
   type Readiness,
-} from "@quiesce/shared";
+} from "@quiesce/core";
+import { type Dict, dict } from "@quiesce/protocol";
+import type { Policy } from "@quiesce/protocol/policy";
+import type { EventView } from "@quiesce/protocol/status";
 import { eventView } from "../handlers/views";
 import { type EventHead, mapLimit, type StatusQueries } from "../store";
 

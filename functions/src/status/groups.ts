@@ -1,4 +1,5 @@
-import type { ClusterSummary, GroupKind, GroupSummary, Member } from "@quiesce/shared";
+import type { Member } from "@quiesce/core";
+import type { ClusterSummary, GroupKind, GroupSummary } from "@quiesce/protocol/status";
 
 /**
  * Where a member sits, from what its relay read in instance metadata. A scale-set VM carries its

@@ -1,13 +1,12 @@
+import { isLive, type Member } from "@quiesce/core";
+import { policyFor } from "@quiesce/protocol/policy";
 import {
   type ClusterSummary,
   type EventView,
-  isLive,
-  type Member,
-  policyFor,
   STATUS_LIMITS,
   type StatusPage,
   type StatusQuery,
-} from "@quiesce/shared";
+} from "@quiesce/protocol/status";
 import type { HandlerDeps } from "../handlers/deps";
 import { iso } from "../handlers/http";
 import type { EventHead, StatusQueries } from "../store";

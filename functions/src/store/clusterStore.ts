@@ -1,5 +1,6 @@
 import { odata } from "@azure/data-tables";
-import type { Decision, RelayReport } from "@quiesce/shared";
+import type { Decision } from "@quiesce/core";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import { type AuditEntry, HistoryLog } from "./history";
 import { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey } from "./keys";

@@ -1,5 +1,5 @@
 import { odata } from "@azure/data-tables";
-import type { Transition } from "@quiesce/shared";
+import type { Transition } from "@quiesce/core";
 import type { StoredEntity } from "./codec";
 import { eventPartition } from "./keys";
 import type { Tables } from "./tables";

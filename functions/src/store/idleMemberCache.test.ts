@@ -1,4 +1,4 @@
-import type { Member } from "@quiesce/shared";
+import type { Member } from "@quiesce/core";
 import { describe, expect, it } from "vitest";
 import { IDLE_CACHE_LIMITS, IdleMemberCache } from "./idleMemberCache";
 

@@ -1,4 +1,4 @@
-import type { Member } from "@quiesce/shared";
+import type { Member } from "@quiesce/core";
 
 /**
  * Idle members this instance read or wrote lately, with their ETags. An idle heartbeat (nothing in

@@ -1,4 +1,5 @@
-import { eventKey, memberKey } from "@quiesce/shared";
+import { memberKey } from "@quiesce/core";
+import { eventKey } from "@quiesce/protocol/imds";
 
 /**
  * Table Storage forbids `/ \ # ?` and control characters (U+0000-U+001F, U+007F-U+009F) in

@@ -1,4 +1,4 @@
-import { type ClusterState, emptyClusterState } from "@quiesce/shared";
+import { type ClusterState, emptyClusterState } from "@quiesce/core";
 import type { StoredEntity } from "./codec";
 import type { TableName } from "./tables";
 

@@ -1,14 +1,14 @@
 import { odata } from "@azure/data-tables";
 import {
-  dict,
   type EventRecord,
   isEnded,
   type Member,
   memberKey,
   type Readiness,
-  type RelayReport,
   reportScope,
-} from "@quiesce/shared";
+} from "@quiesce/core";
+import { dict } from "@quiesce/protocol";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import { fromEntity } from "./codec";
 import type { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey, eventPartition } from "./keys";

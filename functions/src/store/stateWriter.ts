@@ -1,5 +1,5 @@
 import { odata } from "@azure/data-tables";
-import { type Decision, type EventRecord, isEnded, type Member } from "@quiesce/shared";
+import { type Decision, type EventRecord, isEnded, type Member } from "@quiesce/core";
 import { type StoredEntity, toEntity } from "./codec";
 import type { AuditEntry, HistoryLog } from "./history";
 import type { IdleMemberCache } from "./idleMemberCache";

@@ -1,13 +1,7 @@
 import { odata } from "@azure/data-tables";
-import {
-  type Dict,
-  dict,
-  type EventRecord,
-  type Member,
-  PHASES,
-  type Phase,
-  type Readiness,
-} from "@quiesce/shared";
+import type { EventRecord, Member, Readiness } from "@quiesce/core";
+import { type Dict, dict } from "@quiesce/protocol";
+import { PHASES, type Phase } from "@quiesce/protocol/status";
 import type { HistoryRow } from "./clusterStore";
 import { fromEntity, type StoredEntity } from "./codec";
 import { decodeKey, encodeKey, eventPartition } from "./keys";

@@ -1,4 +1,6 @@
-import type { ClusterState, Decision, Policy, RelayReport } from "@quiesce/shared";
+import type { ClusterState, Decision } from "@quiesce/core";
+import type { Policy } from "@quiesce/protocol/policy";
+import type { RelayReport } from "@quiesce/protocol/relay";
 import type { HandlerDeps } from "../handlers/deps";
 import { imdsNotification, newlyDue } from "../notify/core";
 import { decisionFacts } from "./facts";

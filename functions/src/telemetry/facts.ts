@@ -1,4 +1,5 @@
-import { type ClusterState, type Decision, type HookRun, isEnded } from "@quiesce/shared";
+import { type ClusterState, type Decision, isEnded } from "@quiesce/core";
+import type { HookRun } from "@quiesce/protocol/relay";
 import { approvalOutcome } from "../notify/core";
 
 /**

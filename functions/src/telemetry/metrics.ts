@@ -1,5 +1,6 @@
 import type { Attributes, Meter } from "@opentelemetry/api";
-import type { Coverage, NotificationKind, NotificationSink } from "@quiesce/shared";
+import type { Coverage } from "@quiesce/core";
+import type { NotificationKind, NotificationSink } from "@quiesce/protocol/policy";
 import type { TableObserver } from "../store/tables";
 import type { Fact } from "./facts";
 

@@ -3,7 +3,7 @@ import {
   type RelayReport,
   type ReportResponse,
   type SkippedDirective,
-} from "@quiesce/shared/protocol";
+} from "@quiesce/protocol/relay";
 import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
 import type { TokenSource } from "./auth";

@@ -1,4 +1,4 @@
-import type { RelayReport } from "@quiesce/shared/protocol";
+import type { RelayReport } from "@quiesce/protocol/relay";
 
 /** Whether the report carried hook states the coordinator did not list as already stored. */
 export function unacknowledgedHooks(

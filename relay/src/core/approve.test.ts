@@ -1,4 +1,4 @@
-import type { ScheduledEventsDocument } from "@quiesce/shared/imds";
+import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { describe, expect, it } from "vitest";
 import { planApproval, REPOST_AFTER_MS } from "./approve";
 

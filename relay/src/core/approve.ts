@@ -1,5 +1,5 @@
-import { eventKey, type ScheduledEventsDocument } from "@quiesce/shared/imds";
-import type { ApprovalResult } from "@quiesce/shared/protocol";
+import { eventKey, type ScheduledEventsDocument } from "@quiesce/protocol/imds";
+import type { ApprovalResult } from "@quiesce/protocol/relay";
 
 export interface ApprovalPlan {
   /** EventIds exactly as the document spells them, for the StartRequests body. */

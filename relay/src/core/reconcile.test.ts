@@ -1,4 +1,4 @@
-import type { ScheduledEvent, ScheduledEventsDocument } from "@quiesce/shared/imds";
+import type { ScheduledEvent, ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { describe, expect, it } from "vitest";
 import {
   dueHooks,

@@ -1,6 +1,6 @@
-import { eventKey, namesVm, type ScheduledEventsDocument } from "@quiesce/shared/imds";
-import type { ApprovalResult, EventHooks, HookRun } from "@quiesce/shared/protocol";
-import { dict, entryOf, withEntry } from "@quiesce/shared/util";
+import { dict, entryOf, withEntry } from "@quiesce/protocol";
+import { eventKey, namesVm, type ScheduledEventsDocument } from "@quiesce/protocol/imds";
+import type { ApprovalResult, EventHooks, HookRun } from "@quiesce/protocol/relay";
 import type { EventRecord, HookKind, RelayState } from "./state";
 
 /**

@@ -1,6 +1,6 @@
-import { ScheduledEvent } from "@quiesce/shared/imds";
-import { ApprovalResult, HookRun, IsoTime } from "@quiesce/shared/protocol";
-import { dict } from "@quiesce/shared/util";
+import { dict, IsoTime } from "@quiesce/protocol";
+import { ScheduledEvent } from "@quiesce/protocol/imds";
+import { ApprovalResult, HookRun } from "@quiesce/protocol/relay";
 import { z } from "zod";
 
 /**

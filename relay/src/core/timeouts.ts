@@ -1,4 +1,4 @@
-import { notBeforeMs, type ScheduledEvent } from "@quiesce/shared/imds";
+import { notBeforeMs, type ScheduledEvent } from "@quiesce/protocol/imds";
 import type { HookKind } from "./state";
 
 /** Even with NotBefore (nearly) passed a drain gets this long: Azure may still wait for others. */

@@ -1,4 +1,4 @@
-import type { ScheduledEvent, VmIdentity } from "@quiesce/shared/imds";
+import type { ScheduledEvent, VmIdentity } from "@quiesce/protocol/imds";
 import type { HookKind } from "../core/state";
 
 /** What a hook receives: as JSON on stdin / as the POST body, and flattened into env variables. */

@@ -1,12 +1,13 @@
+import { describeZodError } from "@quiesce/protocol";
 import {
+  type ImdsProblem,
   INSTANCE_METADATA_API_VERSION,
   InstanceMetadata,
   parseScheduledEventsLeniently,
   type ScheduledEventsDocument,
   type VmIdentity,
   vmIdentityFromInstanceMetadata,
-} from "@quiesce/shared/imds";
-import { describeZodError, type ImdsProblem } from "@quiesce/shared/protocol";
+} from "@quiesce/protocol/imds";
 import { delay, jitter } from "../clock";
 import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";

@@ -1,4 +1,4 @@
-import type { ApprovalResult } from "@quiesce/shared/protocol";
+import type { ApprovalResult } from "@quiesce/protocol/relay";
 import { classifyStartRequestsAnswer, planApproval } from "../core/approve";
 import { recordApprovals } from "../core/reconcile";
 import type { ImdsClient } from "../imds/client";

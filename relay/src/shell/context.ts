@@ -1,4 +1,4 @@
-import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/shared/imds";
+import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/protocol/imds";
 import type { Clock } from "../clock";
 import type { RelaySettings } from "../config";
 import type { RelayState } from "../core/state";

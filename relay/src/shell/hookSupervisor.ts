@@ -1,5 +1,5 @@
-import type { VmIdentity } from "@quiesce/shared/imds";
-import { entryOf } from "@quiesce/shared/util";
+import { entryOf } from "@quiesce/protocol";
+import type { VmIdentity } from "@quiesce/protocol/imds";
 import { dueHooks, type HookAction, hookFinished, hookStarted, prune } from "../core/reconcile";
 import { hookTimeoutMs } from "../core/timeouts";
 import type { HookOutcome } from "../hooks/outcome";

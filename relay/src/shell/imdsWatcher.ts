@@ -1,5 +1,6 @@
-import { carryOverUnreadable, type VmIdentity } from "@quiesce/shared/imds";
-import type { ImdsHealth, ImdsProblem } from "@quiesce/shared/protocol";
+import type { ImdsProblem } from "@quiesce/protocol/imds";
+import { carryOverUnreadable, type VmIdentity } from "@quiesce/protocol/imds";
+import type { ImdsHealth } from "@quiesce/protocol/relay";
 import { delay, jitter } from "../clock";
 import { observeDocument, prune } from "../core/reconcile";
 import type { ImdsClient, ScheduledEventsRead } from "../imds/client";

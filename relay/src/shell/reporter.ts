@@ -1,4 +1,4 @@
-import { type Directive, PROTOCOL_VERSION, type RelayReport } from "@quiesce/shared/protocol";
+import { type Directive, PROTOCOL_VERSION, type RelayReport } from "@quiesce/protocol/relay";
 import { delay, jitter } from "../clock";
 import type { CoordinatorClient } from "../coordinator/client";
 import { unacknowledgedHooks } from "../core/acknowledged";

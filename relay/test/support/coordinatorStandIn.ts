@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { type Directive, parseRelayReport, type RelayReport } from "@quiesce/shared";
+import { type Directive, parseRelayReport, type RelayReport } from "@quiesce/protocol/relay";
 import { LoopbackServer } from "./loopbackServer";
 
 const FIELDS_OF_1_0 = [

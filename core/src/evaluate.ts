@@ -1,0 +1,262 @@
+import { dict, withEntry } from "@quiesce/protocol";
+import type { Policy } from "@quiesce/protocol/policy";
+import type { Phase } from "@quiesce/protocol/status";
+import { activeOverride, decideApproval, eventsInFlight } from "./approval";
+import { budgetOrder } from "./budgetOrder";
+import { DELETES_VMS } from "./eventTypes";
+import { isLive } from "./liveness";
+import {
+  type ClusterState,
+  type EventRecord,
+  memberKey,
+  type Readiness,
+  type Transition,
+} from "./state";
+
+/** The relay whose report is being applied, when it may be elected approver. */
+export interface Candidate {
+  memberKey: string;
+  /** The event is in the candidate's latest document with EventStatus Scheduled. */
+  seesScheduled: (eventKey: string) => boolean;
+}
+
+export interface Evaluation {
+  event: EventRecord;
+  transitions: Transition[];
+}
+
+const ENDED: ReadonlySet<Phase> = new Set(["Completed", "Cancelled"]);
+
+/**
+ * Level-triggered: recompute the event's phase from everything known about it (its record, the
+ * readiness rows, member liveness, the clock), the way a controller reconciles. Returns the same
+ * object when nothing changed.
+ */
+export function evaluateEvent(
+  state: ClusterState,
+  original: EventRecord,
+  now: number,
+  policy: Policy,
+  candidate: Candidate | null,
+): Evaluation {
+  if (ENDED.has(original.phase)) return { event: original, transitions: [] };
+  const transitions: Transition[] = [];
+  let e = original;
+  const note = (to: Phase, reason: string, vm?: string) =>
+    transitions.push({
+      eventKey: e.key,
+      at: now,
+      from: original.phase,
+      to,
+      reason,
+      ...(vm ? { vm } : {}),
+    });
+  const patch = (p: Partial<EventRecord>) => {
+    e = { ...e, ...p };
+  };
+
+  // Operator overrides expire on their own.
+  if (e.hold && !activeOverride(e.hold, now)) {
+    note(e.phase, `operator hold by ${e.hold.by} expired`);
+    patch({ hold: null });
+  }
+  if (e.force && !activeOverride(e.force, now)) {
+    note(e.phase, `operator force-approve by ${e.force.by} expired`);
+    patch({ force: null });
+  }
+  // A lease that ran out without a confirmed approval: that approver failed, elect another.
+  if (e.lease && now >= e.lease.expiresAt) {
+    const holder = e.lease.holder;
+    if (e.approvedAt === null) {
+      note(
+        e.phase,
+        `approval lease of ${holder} expired without a confirmed StartRequests`,
+        holder,
+      );
+      patch({ lease: null, failedApprovers: [...new Set([...e.failedApprovers, holder])] });
+    } else {
+      patch({ lease: null });
+    }
+  }
+  // An operator hold revokes an outstanding lease (a directive already sent cannot be recalled).
+  if (e.hold && e.lease && e.approvedAt === null) {
+    note(e.phase, `approval lease of ${e.lease.holder} revoked by operator hold`, e.lease.holder);
+    patch({ lease: null });
+  }
+
+  // Readiness can be lost after election (Resources grew, a hold, a failed drain re-reported):
+  // withdraw an unconfirmed lease rather than let a stale election stand.
+  if (
+    e.lease &&
+    e.approvedAt === null &&
+    e.status === "Scheduled" &&
+    !decideApproval(state, e, now, policy).allowed
+  ) {
+    note(e.phase, `approval lease of ${e.lease.holder} withdrawn: no longer ready`, e.lease.holder);
+    patch({ lease: null });
+  }
+
+  const phase = nextPhase(state, e, now, policy);
+  let next: Phase = phase.phase;
+  let reason = phase.reason;
+
+  if (next === "Ready" && candidate) {
+    const elected = tryElect(state, e, now, policy, candidate);
+    if (elected) {
+      patch(elected.patch);
+      next = "Approving";
+      reason = elected.reason;
+    }
+  }
+
+  if (next !== e.phase) {
+    note(next, reason);
+    patch({ phase: next, phaseSince: now });
+    if (
+      (next === "Started" || next === "Unplanned" || next === "ExpiredAtNotBefore") &&
+      e.startedAt === null
+    ) {
+      if (e.status === "Started") patch({ startedAt: now });
+    }
+    if (ENDED.has(next)) patch({ endedAt: now, lease: null });
+  } else if (e.status === "Started" && e.startedAt === null) {
+    patch({ startedAt: now });
+  }
+  return { event: e, transitions };
+}
+
+function nextPhase(
+  state: ClusterState,
+  e: EventRecord,
+  now: number,
+  policy: Policy,
+): { phase: Phase; reason: string } {
+  if (e.leftAt !== null) {
+    const wasStarted =
+      e.status === "Started" ||
+      e.approvedAt !== null ||
+      ["Started", "Recovering", "Unplanned", "ExpiredAtNotBefore"].includes(e.phase);
+    if (!wasStarted)
+      return { phase: "Cancelled", reason: "left the document while still Scheduled" };
+    const owed = recoversOwed(state, e, now, policy);
+    if (owed.length > 0 && now - e.leftAt < policy.recoverTimeoutSeconds * 1000)
+      return { phase: "Recovering", reason: "left the document; recover hooks running" };
+    return {
+      phase: "Completed",
+      reason:
+        owed.length > 0
+          ? `recover not confirmed by ${owed.join(", ")} within the timeout`
+          : "recovered",
+    };
+  }
+  if (e.status === "Started") {
+    if (e.firstSeenStarted)
+      return { phase: "Unplanned", reason: "first seen Started (no Scheduled notice)" };
+    if (e.approvedAt !== null)
+      return { phase: "Started", reason: "IMDS shows Started after our approval" };
+    if (e.phase === "Unplanned" || e.phase === "ExpiredAtNotBefore")
+      return { phase: e.phase, reason: "" };
+    return {
+      phase: "ExpiredAtNotBefore",
+      reason: "Started before any approval (NotBefore reached)",
+    };
+  }
+  if (e.phase === "ExpiredAtNotBefore") return { phase: e.phase, reason: "" };
+  if (e.approvedAt !== null)
+    return { phase: "Approving", reason: "StartRequests accepted by IMDS" };
+  if (e.notBefore !== null && now >= e.notBefore)
+    return {
+      phase: "ExpiredAtNotBefore",
+      reason: "NotBefore passed before approval; Azure starts it",
+    };
+  if (e.lease) return { phase: "Approving", reason: `approval lease held by ${e.lease.holder}` };
+  const d = decideApproval(state, e, now, policy);
+  if (d.allowed) return { phase: "Ready", reason: `approval allowed (${d.rule})` };
+  const started = d.drained.length > 0 || d.blockers.some((b) => b.reason !== "drainPending");
+  return started
+    ? { phase: "Draining", reason: `waiting for ${d.blockers.length} VM(s) to drain` }
+    : { phase: "Observed", reason: "waiting for drains to start" };
+}
+
+export { DELETES_VMS };
+
+/** Affected VMs that drained for the event and still owe a recover (and can still do it). */
+export function recoversOwed(
+  state: ClusterState,
+  e: EventRecord,
+  now: number,
+  policy: Policy,
+): string[] {
+  if (DELETES_VMS.has(e.eventType)) return [];
+  const rows = state.readiness[e.key] ?? dict<Readiness>();
+  return Object.entries(rows)
+    .filter(
+      ([mk, r]) =>
+        r.drain !== null &&
+        r.recover?.status !== "succeeded" &&
+        isLive(state.members[mk], now, policy),
+    )
+    .map(([, r]) => r.vmName);
+}
+
+function tryElect(
+  state: ClusterState,
+  e: EventRecord,
+  now: number,
+  policy: Policy,
+  c: Candidate,
+): { patch: Partial<EventRecord>; reason: string } | null {
+  const member = state.members[c.memberKey];
+  if (!member || member.dryRun) return null;
+  if (e.failedApprovers.includes(c.memberKey)) return null;
+  if (!c.seesScheduled(e.key)) return null; // invariant 3: only a VM that sees the event approves it
+  const d = decideApproval(state, e, now, policy);
+  if (!d.allowed) return null;
+  if (!d.bypassesBudget && eventsInFlight(state, e.key).length >= policy.maxEventsInFlight)
+    return null;
+  const attempt = (e.lease?.attempt ?? e.failedApprovers.length) + 1;
+  return {
+    patch: {
+      lease: {
+        holder: c.memberKey,
+        grantedAt: now,
+        expiresAt: now + policy.approvalLeaseSeconds * 1000,
+        attempt,
+      },
+      approvalRule: d.rule,
+    },
+    reason: `${member.vmName} elected approver (rule ${d.rule}, attempt ${attempt})`,
+  };
+}
+
+export function isEnded(e: EventRecord): boolean {
+  return ENDED.has(e.phase);
+}
+
+export { memberKey };
+
+/**
+ * Re-decides the events in `scope` (all when absent), in budget order (budgetOrder.ts): the
+ * events holding the budget first, then the earliest NotBefore, so when the budget frees up the
+ * event that must start soonest gets it.
+ */
+export function evaluateAll(
+  state: ClusterState,
+  now: number,
+  policy: Policy,
+  candidate: Candidate | null,
+  scope?: ReadonlySet<string>,
+): { state: ClusterState; transitions: Transition[] } {
+  let events = state.events;
+  const transitions: Transition[] = [];
+  const ordered = Object.values(state.events)
+    .filter((e) => !scope || scope.has(e.key))
+    .sort(budgetOrder);
+  for (const original of ordered) {
+    const current: ClusterState = { ...state, events };
+    const r = evaluateEvent(current, original, now, policy, candidate);
+    if (r.event !== original) events = withEntry(events, original.key, r.event);
+    transitions.push(...r.transitions);
+  }
+  return { state: events === state.events ? state : { ...state, events }, transitions };
+}

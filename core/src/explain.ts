@@ -1,0 +1,76 @@
+import type { Policy } from "@quiesce/protocol/policy";
+import { activeOverride, decideApproval, eventsInFlight } from "./approval";
+import { recoversOwed } from "./evaluate";
+import type { ClusterState } from "./state";
+import type { Explanation } from "./types";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** In plain words: what the event waits for now, and on which VMs. */
+export function explain(
+  state: ClusterState,
+  key: string,
+  now: number,
+  policy: Policy,
+): Explanation | null {
+  const e = state.events[key];
+  if (!e) return null;
+  const d = decideApproval(state, e, now, policy);
+  const base = {
+    eventKey: e.key,
+    eventId: e.eventId,
+    phase: e.phase,
+    blockers: d.blockers,
+    drained: d.drained,
+    approvalRule: e.approvalRule ?? (d.allowed ? d.rule : null),
+  };
+  const names = (bs: typeof d.blockers) => bs.map((b) => `${b.vm} (${b.detail})`).join(", ");
+  const hold = activeOverride(e.hold, now);
+  let waitingFor: string;
+  switch (e.phase) {
+    case "Observed":
+    case "Draining":
+    case "Ready": {
+      if (hold) {
+        waitingFor = `operator hold by ${hold.by} until ${iso(hold.expiresAt)}: ${hold.reason}`;
+      } else if (!d.allowed) {
+        waitingFor = `${d.blockers.length} of ${e.resources.length} affected VM(s) to drain: ${names(d.blockers)}`;
+      } else {
+        const inFlight = eventsInFlight(state, e.key);
+        waitingFor =
+          !d.bypassesBudget && inFlight.length >= policy.maxEventsInFlight
+            ? `the cluster's budget of ${policy.maxEventsInFlight} event(s) in flight, used by ${inFlight
+                .map((x) => x.eventId)
+                .join(", ")}`
+            : `an eligible relay (one that sees the event Scheduled) to report, to elect it approver (rule ${d.rule})`;
+      }
+      if (e.notBefore !== null)
+        waitingFor += `; Azure starts it anyway at NotBefore ${iso(e.notBefore)}`;
+      break;
+    }
+    case "Approving":
+      waitingFor =
+        e.approvedAt !== null
+          ? `Azure to start the event (approved by ${e.approvedBy} at ${iso(e.approvedAt)})`
+          : e.lease
+            ? `${e.lease.holder} to post StartRequests (lease until ${iso(e.lease.expiresAt)})`
+            : "re-election of an approver";
+      break;
+    case "Started":
+    case "Unplanned":
+    case "ExpiredAtNotBefore":
+      waitingFor =
+        e.status === "Started"
+          ? "Azure to finish the maintenance and remove the event from the document"
+          : `Azure to start the event: NotBefore passed before approval${e.notBefore ? ` (${iso(e.notBefore)})` : ""}`;
+      break;
+    case "Recovering": {
+      const owed = recoversOwed(state, e, now, policy);
+      waitingFor = `recover hooks on ${owed.join(", ")}`;
+      break;
+    }
+    default:
+      waitingFor = "nothing: the event has ended";
+  }
+  return { ...base, waitingFor };
+}

@@ -1,0 +1,22 @@
+export { storedHooks } from "./acknowledge";
+export {
+  activeOverride,
+  decideApproval,
+  eventsInFlight,
+  IN_FLIGHT,
+  matchingAutoApproveRule,
+} from "./approval";
+export { HANDOFF_REPORT_SECONDS } from "./cadence";
+export { needsClusterEvents } from "./clusterEvents";
+export * from "./coverage";
+export { isEnded } from "./evaluate";
+export { DELETES_VMS } from "./eventTypes";
+export { explain } from "./explain";
+export { isLive, isLiveForEvent, livenessGranularityMs, livenessTimeoutMs } from "./liveness";
+export * from "./operator";
+export * from "./report";
+export * from "./resources";
+export * from "./scope";
+export * from "./state";
+export * from "./tick";
+export * from "./types";

@@ -1,0 +1,163 @@
+import { eventKey, namesVm, notBeforeMs, type ScheduledEvent } from "@quiesce/protocol/imds";
+import type { Policy } from "@quiesce/protocol/policy";
+import type { RelayReport } from "@quiesce/protocol/relay";
+import { newerHookRun, sameHookRun } from "./hooks";
+import { livenessGranularityMs } from "./liveness";
+import { applyResourceView, guardOf } from "./resources";
+import type { EventRecord, Member, Readiness, Transition } from "./state";
+
+/**
+ * How one relay's report becomes rows: its member row, the events its document names, and its
+ * view of each (readiness). Each returns the very same object when nothing changed, so the store
+ * writes only what did (state.ts).
+ */
+
+/** The reporter's member row; lastSeenAt is refreshed only once per liveness granularity. */
+export function nextMember(
+  prev: Member | undefined,
+  report: RelayReport,
+  docEvents: Map<string, ScheduledEvent>,
+  now: number,
+  policy: Policy,
+): Member {
+  const doc = report.document;
+  const eventKeys = doc ? [...docEvents.keys()].sort() : (prev?.eventKeys ?? []);
+  const candidate: Member = {
+    vmName: report.vm.name,
+    vm: report.vm,
+    relayVersion: report.relay.version,
+    dryRun: report.relay.dryRun ?? false,
+    bootId: report.relay.bootId,
+    incarnation: doc ? doc.DocumentIncarnation : (prev?.incarnation ?? null),
+    eventKeys,
+    firstSeenAt: prev?.firstSeenAt ?? now,
+    lastSeenAt: prev?.lastSeenAt ?? now,
+    ...(report.imdsProblems?.length ? { imdsProblems: report.imdsProblems } : {}),
+  };
+  if (!prev) return candidate;
+  const stale = now - prev.lastSeenAt >= livenessGranularityMs(policy, prev);
+  const same =
+    !stale &&
+    prev.vmName === candidate.vmName &&
+    prev.relayVersion === candidate.relayVersion &&
+    prev.dryRun === candidate.dryRun &&
+    prev.bootId === candidate.bootId &&
+    prev.incarnation === candidate.incarnation &&
+    prev.eventKeys.join("\n") === eventKeys.join("\n") &&
+    JSON.stringify(prev.imdsProblems ?? []) === JSON.stringify(candidate.imdsProblems ?? []) &&
+    JSON.stringify(prev.vm) === JSON.stringify(candidate.vm);
+  if (same) return prev;
+  return { ...candidate, lastSeenAt: now };
+}
+
+/** A new event record, or the stored one updated from this relay's view of it. */
+export function observeEvent(
+  stored: EventRecord | undefined,
+  ev: ScheduledEvent,
+  vmName: string,
+  incarnation: number,
+  now: number,
+  transitions: Transition[],
+): EventRecord {
+  const key = eventKey(ev.EventId);
+  if (!stored) {
+    const started = ev.EventStatus === "Started";
+    transitions.push({
+      eventKey: key,
+      at: now,
+      from: null,
+      to: started ? "Unplanned" : "Observed",
+      reason: `${ev.EventType} ${ev.EventStatus} first reported by ${vmName} for ${ev.Resources.join(", ")}`,
+      vm: vmName,
+    });
+    return {
+      key,
+      eventId: ev.EventId,
+      eventType: ev.EventType,
+      eventSource: ev.EventSource ?? null,
+      durationInSeconds: ev.DurationInSeconds ?? null,
+      description: ev.Description ?? null,
+      // The first reporter's own view, as any later one's (it may not name the reporter).
+      ...applyResourceView(guardOf({ resources: [] }), vmName, incarnation, ev.Resources).guard,
+      status: ev.EventStatus,
+      notBefore: notBeforeMs(ev),
+      phase: started ? "Unplanned" : "Observed",
+      phaseSince: now,
+      firstSeenAt: now,
+      firstSeenBy: vmName,
+      firstSeenStarted: started,
+      startedAt: started ? now : null,
+      leftAt: null,
+      endedAt: null,
+      lease: null,
+      failedApprovers: [],
+      approvedAt: null,
+      approvedBy: null,
+      approvalRule: null,
+      hold: null,
+      force: null,
+    };
+  }
+  if (stored.leftAt !== null) return stored; // a late document from a slower VM does not revive it
+  let e = stored;
+  // Only a VM's own relay can take it out of Resources (resources.ts, invariant 1).
+  const view = applyResourceView(guardOf(e), vmName, incarnation, ev.Resources);
+  if (view.changed) e = { ...e, ...view.guard };
+  for (const note of view.notes)
+    transitions.push({
+      eventKey: key,
+      at: now,
+      from: e.phase,
+      to: e.phase,
+      reason: note,
+      vm: vmName,
+    });
+  // EventStatus only moves forward; NotBefore is "" once Started, so keep the announced one.
+  if (ev.EventStatus === "Started" && e.status !== "Started") e = { ...e, status: "Started" };
+  const nb = notBeforeMs(ev);
+  if (e.status === "Scheduled" && nb !== null && nb !== e.notBefore) e = { ...e, notBefore: nb };
+  const eventSource = ev.EventSource ?? e.eventSource;
+  const durationInSeconds = ev.DurationInSeconds ?? e.durationInSeconds;
+  const description = ev.Description ?? e.description;
+  if (
+    ev.EventType !== e.eventType ||
+    eventSource !== e.eventSource ||
+    durationInSeconds !== e.durationInSeconds ||
+    description !== e.description
+  )
+    e = { ...e, eventType: ev.EventType, eventSource, durationInSeconds, description };
+  return e;
+}
+
+/** One VM's view of one event: in its document, named in Resources, its hooks' progress. */
+export function nextReadiness(
+  stored: Readiness | undefined,
+  vmName: string,
+  ev: ScheduledEvent | undefined,
+  docKnown: boolean,
+  hooks: RelayReport["hooks"][number] | undefined,
+  now: number,
+): Readiness {
+  const inDocument = docKnown ? ev !== undefined : (stored?.inDocument ?? false);
+  const affected = ev ? namesVm(ev, vmName) : (stored?.affected ?? false);
+  const drain = newerHookRun(stored?.drain ?? null, hooks?.drain);
+  const recover = newerHookRun(stored?.recover ?? null, hooks?.recover);
+  if (
+    stored &&
+    stored.inDocument === inDocument &&
+    stored.affected === affected &&
+    stored.vmName === vmName &&
+    sameHookRun(stored.drain, drain) &&
+    sameHookRun(stored.recover, recover)
+  )
+    return stored;
+  return {
+    vmName,
+    inDocument,
+    affected,
+    drain,
+    recover,
+    firstSeenAt: stored?.firstSeenAt ?? now,
+    updatedAt: now,
+  };
+}

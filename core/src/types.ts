@@ -1,0 +1,41 @@
+import type { Directive } from "@quiesce/protocol/relay";
+import type { BlockerReason, Phase } from "@quiesce/protocol/status";
+import type { ClusterState, Transition } from "./state";
+
+/** What the core returns for a report, a tick or an operator action. */
+export interface Decision {
+  state: ClusterState;
+  /** Directives for the reporting relay (empty for ticks and operator actions). */
+  directives: Directive[];
+  transitions: Transition[];
+  /** False when the report was older than one already applied and changed nothing. */
+  applied: boolean;
+  /** When the reporting relay should report again. */
+  nextReportInSeconds: number;
+  /** Events whose retention ran out: the store deletes them with their readiness rows. */
+  forget: string[];
+}
+
+export interface Blocker {
+  vm: string;
+  reason: BlockerReason;
+  detail: string;
+}
+
+export interface Explanation {
+  eventKey: string;
+  eventId: string;
+  phase: Phase;
+  /** One sentence: what the event waits for now. */
+  waitingFor: string;
+  blockers: Blocker[];
+  /** The rule that allowed (or would allow) approval, if any. */
+  approvalRule: string | null;
+  /** Affected VMs that are confirmed drained. */
+  drained: string[];
+}
+
+export type OperatorAction =
+  | { kind: "hold"; by: string; reason: string; ttlSeconds: number }
+  | { kind: "release"; by: string; reason: string }
+  | { kind: "forceApprove"; by: string; reason: string; ttlSeconds: number };

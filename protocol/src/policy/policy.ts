@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { ClusterName } from "../names";
+
+/**
+ * Per-cluster policy. Every default is the safe choice: nothing is approved early unless every
+ * VM named in `Resources` confirmed its drain, and Azure's `NotBefore` stays the backstop.
+ */
+
+export const AutoApproveRule = z.strictObject({
+  /** Shown in the status API as the rule that fired, e.g. "policy:user-events". */
+  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "rule name: 1-64 letters, digits, . _ -"),
+  eventTypes: z.array(z.string().min(1)).min(1).optional(),
+  eventSources: z.array(z.string().min(1)).min(1).optional(),
+  /** Matches only when DurationInSeconds is known (>= 0) and at most this. */
+  maxDurationInSeconds: z.number().int().nonnegative().optional(),
+});
+export type AutoApproveRule = z.infer<typeof AutoApproveRule>;
+
+/** What an operator can be told about; one message per (event or subject, kind), never per VM. */
+export const NOTIFICATION_KINDS = [
+  "observed",
+  "approved",
+  "started",
+  "completed",
+  "expiredAtNotBefore",
+  "cancelled",
+  "unplanned",
+  "drainFailed",
+  "blocked",
+  "relaySilent",
+  "groupUncovered",
+  "vmNeverRegistered",
+  "imdsFailing",
+] as const;
+export const NotificationKind = z.enum(NOTIFICATION_KINDS);
+export type NotificationKind = z.infer<typeof NotificationKind>;
+
+export const NOTIFICATION_SINKS = ["teams", "slack", "webhook"] as const;
+export const NotificationSink = z.enum(NOTIFICATION_SINKS);
+export type NotificationSink = z.infer<typeof NotificationSink>;
+
+/** Which transitions and alerts a cluster's operators hear about, and where (docs/operations.md). */
+export const NotifyPolicy = z.strictObject({
+  on: z.array(NotificationKind).default([...NOTIFICATION_KINDS]),
+  /** Sinks used for this cluster, among those configured in app settings. */
+  sinks: z.array(NotificationSink).default([...NOTIFICATION_SINKS]),
+  /** An event not approved this long after first sight, while something blocks it. */
+  blockedAfterMinutes: z.number().int().min(1).max(1440).default(20),
+  /**
+   * A relay silent this long, and no longer live, is alerted on: an idle relay is live for
+   * `idleLivenessTimeoutSeconds` (32 min by default), so that is when an idle one is alerted on.
+   * Scheduled Events stops serving a VM that made no call for 24 h, so the ceiling stays well
+   * below that.
+   */
+  silentRelayMinutes: z.number().int().min(1).max(720).default(10),
+  /** A relay reporting this many failed IMDS reads in a row is alerted on. */
+  imdsFailuresBeforeAlert: z.number().int().min(1).max(100_000).default(30),
+});
+export type NotifyPolicy = z.infer<typeof NotifyPolicy>;
+
+export const Policy = z.strictObject({
+  /** Events matching a rule are approved without waiting for drains. Default: none. */
+  autoApprove: z.array(AutoApproveRule).max(32).default([]),
+  /** A failed drain hook: "block" waits for NotBefore (default), "proceed" counts it as drained. */
+  onDrainFailure: z.enum(["block", "proceed"]).default("block"),
+  /**
+   * A VM named in Resources with no live relay (never registered, or heartbeat lost): "block"
+   * (default) waits for NotBefore; "ignore" approves without it.
+   */
+  unmanagedVms: z.enum(["block", "ignore"]).default("block"),
+  /** Events approved and not yet recovered, per cluster, across availability sets and groups. */
+  maxEventsInFlight: z.number().int().min(1).max(1000).default(1),
+  /**
+   * Drains still unfinished this long before NotBefore are overdue: "wait" (default) keeps
+   * waiting for NotBefore, "proceed" approves without them.
+   */
+  drainDeadlineSecondsBeforeNotBefore: z.number().int().nonnegative().default(60),
+  onDrainOverdue: z.enum(["wait", "proceed"]).default("wait"),
+  /** How long an elected relay holds the approval lease before another is elected. */
+  approvalLeaseSeconds: z.number().int().min(5).max(600).default(30),
+  /**
+   * A relay that sees events (and so reports every `activeReportSeconds`) not heard from for this
+   * long is not live; nor is one not heard from for this long since an event naming its VM was
+   * first seen (liveness.ts: every relay of the group reports an event within a second).
+   */
+  livenessTimeoutSeconds: z.number().int().min(10).max(3600).default(90),
+  /**
+   * An idle relay (no events in its document) not heard from for this long is not live: what
+   * coverage and the silent-relay alert use. Keep it above three idle heartbeats; the default,
+   * 32 min, puts the `lastSeenAt` write (every third of it) on every third heartbeat.
+   */
+  idleLivenessTimeoutSeconds: z.number().int().min(10).max(86_400).default(1920),
+  /**
+   * Report interval the coordinator asks for while an event is active / when idle. Idle
+   * heartbeats are what an idle VM costs (an execution each): 5 min keeps it under $0.02 per
+   * VM-month (docs/deploy.md), and events never wait for one (a relay reports every document
+   * change at once). Relays clamp what they are asked to 1 s-300 s.
+   */
+  activeReportSeconds: z.number().min(0.5).max(60).default(5),
+  idleReportSeconds: z.number().min(5).max(600).default(300),
+  /** A recover hook not confirmed this long after the event ended stops holding the budget. */
+  recoverTimeoutSeconds: z.number().int().min(30).max(86_400).default(1800),
+  /** Notifications and coverage alerts (docs/operations.md). */
+  notify: NotifyPolicy.default(NotifyPolicy.parse({})),
+});
+export type Policy = z.infer<typeof Policy>;
+export type PolicyInput = z.input<typeof Policy>;
+
+export const DEFAULT_POLICY: Policy = Policy.parse({});
+
+/**
+ * An override: any subset of the policy's fields, with no defaults of its own. Built from the
+ * policy's own field schemas (defaults unwrapped), so the two can never disagree on a field.
+ * (A `Policy.partial()` would not do: zod still fills every `.default()` of a partial, so an
+ * override naming one field would silently reset all the others to the built-in defaults.)
+ */
+export type PolicyOverride = Partial<Policy>;
+export const PolicyOverride = z.strictObject(
+  Object.fromEntries(
+    Object.entries(Policy.shape).map(([field, schema]) => [
+      field,
+      (schema instanceof z.ZodDefault ? schema.unwrap() : schema).optional(),
+    ]),
+  ),
+) as unknown as z.ZodType<PolicyOverride>;
+
+/** The policies in force, resolved once when the settings are read (no parsing per report). */
+export interface Policies {
+  /** Built-in defaults with the operator's `default` override applied. */
+  default: Policy;
+  /** Clusters with an override: `default`, then the cluster's override on top. */
+  clusters: ReadonlyMap<string, Policy>;
+}
+
+/**
+ * QUIESCE_POLICY: `{"default": {...}, "clusters": {"name": {...}}}`. Each cluster's override is
+ * applied on top of the operator's default, which is applied on top of the built-in defaults.
+ */
+export const PolicySet = z
+  .strictObject({
+    default: PolicyOverride.default({}),
+    clusters: z.record(ClusterName, PolicyOverride).default({}),
+  })
+  .transform((set): Policies => {
+    const base: Policy = { ...DEFAULT_POLICY, ...definedFields(set.default) };
+    const clusters = new Map<string, Policy>();
+    for (const [cluster, override] of Object.entries(set.clusters))
+      clusters.set(cluster, { ...base, ...definedFields(override) });
+    return { default: base, clusters };
+  });
+export type PolicySet = z.input<typeof PolicySet>;
+
+export const DEFAULT_POLICIES: Policies = PolicySet.parse({});
+
+export function policyFor(policies: Policies, cluster: string): Policy {
+  return policies.clusters.get(cluster) ?? policies.default;
+}
+
+/** `{a: undefined}` must not clear a default when spread. */
+function definedFields(o: PolicyOverride): PolicyOverride {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}

@@ -1,0 +1,3 @@
+/** The relay/coordinator protocol: what both sides must agree on, and nothing of the core. */
+export * from "./v1";
+export * from "./version";

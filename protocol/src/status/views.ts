@@ -1,0 +1,188 @@
+import { z } from "zod";
+import { VmIdentity } from "../imds/instanceMetadata";
+import { ImdsProblem } from "../imds/problems";
+import { Policy } from "../policy/policy";
+import { BLOCKER_REASONS, PHASES } from "./lifecycle";
+
+/**
+ * The status API's answers, one schema per shape: the coordinator builds its answers typed from
+ * these, and every client (CLI, demo, end-to-end tests, the browser page) parses with them.
+ * Objects are plain `z.object`: a field a newer coordinator adds is dropped, not refused, so an
+ * older client keeps working (the same promise the relay protocol makes for minor versions).
+ * Times are ISO 8601 strings, durations seconds.
+ */
+
+const Time = z.string();
+const OptionalTime = Time.nullable();
+
+const PhaseView = z.enum(PHASES);
+
+export const BlockerView = z.object({
+  vm: z.string(),
+  reason: z.enum(BLOCKER_REASONS),
+  detail: z.string(),
+});
+export type BlockerView = z.infer<typeof BlockerView>;
+
+const OverrideView = z.object({
+  by: z.string(),
+  reason: z.string(),
+  at: Time,
+  expiresAt: Time,
+});
+
+export const EventView = z.object({
+  eventId: z.string(),
+  cluster: z.string(),
+  eventType: z.string(),
+  eventSource: z.string().nullable(),
+  durationInSeconds: z.number().nullable(),
+  description: z.string().nullable(),
+  status: z.enum(["Scheduled", "Started"]),
+  phase: PhaseView,
+  phaseSince: Time,
+  notBefore: OptionalTime,
+  resources: z.array(z.string()),
+  firstSeenAt: Time,
+  firstSeenBy: z.string(),
+  startedAt: OptionalTime,
+  endedAt: OptionalTime,
+  approval: z.object({
+    rule: z.string().nullable(),
+    approvedAt: OptionalTime,
+    approvedBy: z.string().nullable(),
+    lease: z.object({ holder: z.string(), expiresAt: Time, attempt: z.number() }).nullable(),
+    failedApprovers: z.array(z.string()),
+  }),
+  hold: OverrideView.nullable(),
+  forceApprove: OverrideView.nullable(),
+  waitingFor: z.string().nullable(),
+  blockers: z.array(BlockerView),
+  drained: z.array(z.string()),
+});
+export type EventView = z.infer<typeof EventView>;
+
+export const MemberView = z.object({
+  vm: z.string(),
+  live: z.boolean(),
+  /** lastSeenAt is refreshed at a granularity (a third of the liveness timeout that applies): an upper bound. */
+  lastSeenSecondsAgo: z.number(),
+  lastSeenAt: Time,
+  firstSeenAt: Time,
+  incarnation: z.number().nullable(),
+  events: z.array(z.string()),
+  relayVersion: z.string(),
+  dryRun: z.boolean(),
+  /**
+   * What its relay could not read in its IMDS document (protocol 1.1); `document` and `event`
+   * problems block approval of events naming the VM. Absent from coordinators before it.
+   */
+  imdsProblems: z.array(ImdsProblem).default([]),
+  /** Where the VM sits, as its instance metadata says (the fields it has). */
+  ...VmIdentity.pick({
+    resourceId: true,
+    vmScaleSetName: true,
+    placementGroupId: true,
+    platformUpdateDomain: true,
+    platformFaultDomain: true,
+    zone: true,
+  }).shape,
+});
+export type MemberView = z.infer<typeof MemberView>;
+
+/**
+ * Where a member sits, by what its instance metadata carries. `availabilitySet` is part of the
+ * shape for the day a relay can tell, but IMDS does not name a VM's availability set, so such
+ * VMs show as `ungrouped` today (see docs/coordinator.md).
+ */
+export const GroupKind = z.enum([
+  "placementGroup",
+  "scaleSet",
+  "zone",
+  "availabilitySet",
+  "ungrouped",
+]);
+export type GroupKind = z.infer<typeof GroupKind>;
+
+export const GroupSummary = z.object({
+  kind: GroupKind,
+  name: z.string(),
+  memberCount: z.number(),
+  liveMembers: z.number(),
+});
+export type GroupSummary = z.infer<typeof GroupSummary>;
+
+export const ClusterSummary = z.object({
+  cluster: z.string(),
+  memberCount: z.number(),
+  liveMembers: z.number(),
+  activeEventCount: z.number(),
+  groups: z.array(GroupSummary),
+});
+export type ClusterSummary = z.infer<typeof ClusterSummary>;
+
+/** GET /api/status */
+export const StatusPage = z.object({
+  now: Time,
+  clusters: z.array(ClusterSummary),
+  events: z.array(EventView),
+  continuation: z.string().nullable(),
+});
+export type StatusPage = z.infer<typeof StatusPage>;
+
+/** The policy in force, as the coordinator resolved it (fields it does not know are dropped). */
+const PolicyView = z.object(Policy.shape);
+
+/** GET /api/clusters/{cluster} */
+export const ClusterPage = ClusterSummary.extend({
+  now: Time,
+  members: z.array(MemberView),
+  continuation: z.string().nullable(),
+  activeEvents: z.array(EventView),
+  recentEndedEvents: z.array(EventView),
+  policy: PolicyView,
+});
+export type ClusterPage = z.infer<typeof ClusterPage>;
+
+export const HookRunView = z.object({
+  status: z.enum(["running", "succeeded", "failed", "interrupted"]),
+  attempt: z.number(),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  detail: z.string().optional(),
+});
+
+export const ReadinessView = z.object({
+  vm: z.string(),
+  inDocument: z.boolean(),
+  affected: z.boolean(),
+  drain: HookRunView.nullable(),
+  recover: HookRunView.nullable(),
+  updatedAt: Time,
+});
+export type ReadinessView = z.infer<typeof ReadinessView>;
+
+export const TimelineEntry = z.object({
+  at: Time,
+  kind: z.enum(["transition", "operator"]),
+  /** Transitions: the phases. */
+  from: z.string().nullable().optional(),
+  to: z.string().optional(),
+  /** Operator actions: hold, release, forceApprove. */
+  action: z.string().optional(),
+  reason: z.string(),
+  vm: z.string().optional(),
+  by: z.string().optional(),
+});
+export type TimelineEntry = z.infer<typeof TimelineEntry>;
+
+/** GET /api/events/{eventId} and the operator routes' answers. */
+export const EventDetail = EventView.extend({
+  now: Time,
+  readiness: z.array(ReadinessView),
+  /** Oldest first; at most the newest TIMELINE_MAX entries. */
+  timeline: z.array(TimelineEntry),
+  /** True when older entries were left out. */
+  timelineTruncated: z.boolean(),
+});
+export type EventDetail = z.infer<typeof EventDetail>;

@@ -1,5 +1,0 @@
-/** The relay/coordinator protocol: what both sides must agree on, and nothing of the core. */
-export * from "./imdsProblem";
-export * from "./names";
-export * from "./v1";
-export * from "./version";

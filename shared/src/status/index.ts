@@ -1,2 +1,0 @@
-export * from "./query";
-export * from "./views";
