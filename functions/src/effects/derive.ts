@@ -38,7 +38,7 @@ export interface Effects {
 export type Round =
   /** One relay's report: its own events, so only what this decision newly made due. */
   | { kind: "report"; report: RelayReport; attempts: number; conflicts: number }
-  /** An operator's hold, release or force-approve of one event. */
+  /** An operator's hold, release or force-approve of one event: like a report, what it changed. */
   | { kind: "operator" }
   /**
    * The sweep's tick of the whole cluster: every notification still due (level-triggered, so
@@ -48,6 +48,7 @@ export type Round =
    */
   | { kind: "tick" };
 
+/** The effects of one decision, once committed (a tick's also when it changed nothing). */
 export function decisionEffects(
   before: ClusterState,
   decision: Decision,

@@ -13,7 +13,6 @@ import { meHandler, pageHandler } from "./ui";
 export type { Handler } from "./compose";
 export type { HandlerDeps } from "./deps";
 export { sweepTimerHandler } from "./sweep";
-export { createSweep, type SweepSummary };
 
 export interface Handlers {
   report: Handler;
