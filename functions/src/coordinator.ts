@@ -1,18 +1,13 @@
 import { ManagedIdentityCredential } from "@azure/identity";
 import { type Meter, metrics } from "@opentelemetry/api";
+import { type Clock, systemClock } from "@quiesce/protocol";
 import {
   createAuthenticator,
   createGraphIdentityResolver,
   type ManagedIdentityResolver,
 } from "./auth";
 import type { CoordinatorSettings } from "./config";
-import {
-  type Clock,
-  createHandlers,
-  type HandlerDeps,
-  type Handlers,
-  systemClock,
-} from "./handlers";
+import { createHandlers, type HandlerDeps, type Handlers } from "./handlers";
 import { DEFAULT_BACKOFF } from "./notify/backoff";
 import { Notifier } from "./notify/notifier";
 import { Outbox } from "./notify/outbox";
@@ -62,7 +57,7 @@ export async function createCoordinator(
         ? { webhookSecret: settings.QUIESCE_WEBHOOK_SECRET }
         : {}),
     }),
-    telemetry,
+    observer: telemetry,
     clock,
     backoff: { ...DEFAULT_BACKOFF, deadlineMs: settings.QUIESCE_NOTIFY_DEADLINE_MINUTES * 60_000 },
     ...(opts.random ? { random: opts.random } : {}),

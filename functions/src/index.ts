@@ -18,8 +18,11 @@ export {
   verifySignature,
   type WebhookReceiver,
 } from "./local/webhookReceiver";
-export type { Notification } from "./notify/core";
+export type { Notification } from "./notify/due";
 export { Sinks } from "./notify/sinks";
+export { commitDecision } from "./pipeline/commit";
+export { loadReport, processReport, type ReportOutcome } from "./pipeline/report";
+export { createSweep, type SweepSummary } from "./pipeline/sweep";
 export { ROUTE_PREFIX, ROUTES } from "./routes";
 export * from "./store";
 export { localMetrics, type Point, pointsNamed } from "./telemetry/local";

@@ -1,7 +1,9 @@
 import { applyReport } from "@quiesce/core";
 import {
   ClusterStore,
+  commitDecision,
   isStorageUnavailable,
+  loadReport,
   openTables,
   RetriesExhausted,
   withConflictRetry,
@@ -93,9 +95,9 @@ async function newStore(plan?: FaultPlan): Promise<{ store: ClusterStore; prefix
 const apply = (store: ClusterStore, r: RelayReport, now: number, maxAttempts: number) =>
   withConflictRetry(
     async () => {
-      const loaded = await store.loadForReport(r);
+      const loaded = await loadReport(store, r, { onlyItsEvents: false });
       const d = applyReport(loaded.state, r, now, POLICY);
-      await store.commit(loaded, d, { reporter: r.vm.name.toLowerCase() });
+      await commitDecision(store, loaded, d, { reporter: r.vm.name.toLowerCase() });
       return d;
     },
     { maxAttempts, baseDelayMs: 1 },

@@ -50,7 +50,7 @@ describe("notification sinks over real loopback HTTP", () => {
   it("posts Teams a Workflows message carrying an Adaptive Card with the facts", async () => {
     expect(await sinks.send("teams", notification(), "d-1", Date.now())).toEqual({
       ok: true,
-      status: 202,
+      value: { status: 202 },
     });
     const m = receiver.received.at(-1);
     const card = TeamsWorkflowMessage.parse(m?.body).attachments[0]?.content;
@@ -82,7 +82,7 @@ describe("notification sinks over real loopback HTTP", () => {
     const wrong = new Sinks({ webhookUrl: receiver.url("webhook"), webhookSecret: "z".repeat(40) });
     const r = await wrong.send("webhook", notification(), "d-4", Date.now());
     await wrong.close();
-    expect(r).toMatchObject({ ok: false, retry: false });
+    expect(r).toMatchObject({ ok: false, error: { retry: false } });
     expect(JSON.stringify(r)).not.toContain("127.0.0.1"); // errors never carry the (secret) URL
   });
 
@@ -90,7 +90,7 @@ describe("notification sinks over real loopback HTTP", () => {
     const gone = new Sinks({ slackUrl: "http://127.0.0.1:9/slack" });
     const r = await gone.send("slack", notification(), "d-5", Date.now());
     await gone.close();
-    expect(r).toMatchObject({ ok: false, retry: true });
+    expect(r).toMatchObject({ ok: false, error: { retry: true } });
     expect(JSON.stringify(r)).not.toContain("/slack");
   });
 });

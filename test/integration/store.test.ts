@@ -8,6 +8,8 @@ import {
 import {
   ClusterStore,
   ConcurrencyConflict,
+  commitDecision,
+  loadReport,
   openTables,
   withConflictRetry,
   zeroCounts,
@@ -18,6 +20,8 @@ import { useAzurite } from "../support/azurite";
 import { freezeEvent, makeReport, uniquePrefix } from "./harness";
 
 const azurite = useAzurite();
+/** A report's load with all the cluster's events, decided once (no election round). */
+const all = { onlyItsEvents: false };
 
 async function newStore(): Promise<ClusterStore> {
   const totals = zeroCounts();
@@ -87,7 +91,7 @@ const readiness = (vmName: string): Readiness => ({
 /** Writes a whole hand-made state as new entities (what a first report would create). */
 async function seed(store: ClusterStore, state: ClusterState): Promise<void> {
   const loaded = await store.loadCluster(state.cluster);
-  await store.commit(loaded, {
+  await commitDecision(store, loaded, {
     state,
     directives: [],
     transitions: [],
@@ -156,18 +160,20 @@ describe("ClusterStore against Azurite", () => {
     const a = makeReport("web-0", { incarnation: 1, events: [ev] });
     const b = makeReport("web-1", { incarnation: 1, events: [ev] });
     // Both read before either writes: both decide to create the event.
-    const [la, lb] = await Promise.all([store.loadForReport(a), store.loadForReport(b)]);
+    const [la, lb] = await Promise.all([loadReport(store, a, all), loadReport(store, b, all)]);
     const da = applyReport(la.state, a, NOW, DEFAULT_POLICY);
     const db = applyReport(lb.state, b, NOW, DEFAULT_POLICY);
-    await store.commit(la, da, { reporter: "web-0" });
-    await expect(store.commit(lb, db, { reporter: "web-1" })).rejects.toBeInstanceOf(
+    await commitDecision(store, la, da, { reporter: "web-0" });
+    await expect(commitDecision(store, lb, db, { reporter: "web-1" })).rejects.toBeInstanceOf(
       ConcurrencyConflict,
     );
     let attempts = 0;
     await withConflictRetry(async () => {
       attempts++;
-      const l = await store.loadForReport(b);
-      await store.commit(l, applyReport(l.state, b, NOW, DEFAULT_POLICY), { reporter: "web-1" });
+      const l = await loadReport(store, b, all);
+      await commitDecision(store, l, applyReport(l.state, b, NOW, DEFAULT_POLICY), {
+        reporter: "web-1",
+      });
     });
     expect(attempts).toBe(1);
     const back = await store.loadCluster("web");
@@ -182,9 +188,9 @@ describe("ClusterStore against Azurite", () => {
     const apply = (vm: string) =>
       withConflictRetry(async () => {
         const r = makeReport(vm, { incarnation: 1, events: [ev], drained: [ev.EventId] });
-        const l = await store.loadForReport(r);
+        const l = await loadReport(store, r, all);
         const d = applyReport(l.state, r, NOW, DEFAULT_POLICY);
-        await store.commit(l, d, { reporter: vm });
+        await commitDecision(store, l, d, { reporter: vm });
         return d;
       });
     const [d0, d1] = await Promise.all([apply("web-0"), apply("web-1")]);

@@ -1,9 +1,10 @@
 import { coverage } from "@quiesce/core";
 import { policyFor } from "@quiesce/protocol/policy";
+import { coverageStates } from "../status/coverageStates";
+import { iso } from "../status/views";
 import { type Handler, withAuth } from "./compose";
-import { coverageStates } from "./coverageStates";
 import type { HandlerDeps } from "./deps";
-import { iso, json } from "./http";
+import { json } from "./http";
 
 const SHOWN = 50;
 

@@ -42,9 +42,9 @@ export async function jsonBody<T>(
   what: string,
 ): Promise<Result<T, HttpResponseInit>> {
   const body = await readBody(request, limit);
-  if (!body.ok) return { ok: false, error: body.response };
-  const json = parseJson(body.text);
-  if (!json.ok) return { ok: false, error: json.response };
+  if (!body.ok) return body;
+  const json = parseJson(body.value);
+  if (!json.ok) return json;
   const parsed = parse(json.value);
   if (!parsed.ok) return { ok: false, error: problem(400, `invalid ${what}: ${parsed.error}`) };
   return { ok: true, value: parsed.value };

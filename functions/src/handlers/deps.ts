@@ -1,27 +1,12 @@
 import type { InvocationContext } from "@azure/functions";
 import type { Authenticator, AuthResult, Role } from "../auth";
 import { AuthUnavailableError } from "../auth";
-import type { CoordinatorSettings } from "../config";
-import type { Notifier } from "../notify/notifier";
-import type { ClusterStore } from "../store";
-import type { RetryOptions } from "../store/retry";
-import type { Telemetry } from "../telemetry/metrics";
+import type { PipelineDeps } from "../pipeline/deps";
 import { problem } from "./http";
 
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
-
-export interface HandlerDeps {
-  store: ClusterStore;
+/** What the handlers run with: the units of work's, and who may call them. */
+export interface HandlerDeps extends PipelineDeps {
   authenticator: Authenticator;
-  settings: CoordinatorSettings;
-  clock: Clock;
-  retry?: RetryOptions;
-  telemetry: Telemetry;
-  notifier: Notifier;
 }
 
 /** Authenticates, turning "the key service is unreachable" into a 503 instead of a 401. */

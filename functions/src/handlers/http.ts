@@ -1,4 +1,6 @@
 import type { HttpRequest, HttpResponseInit } from "@azure/functions";
+import { parseJsonWith, type Result } from "@quiesce/protocol";
+import { z } from "zod";
 
 export function json(
   status: number,
@@ -19,7 +21,8 @@ export function json(
 export const problem = (status: number, error: string, headers: Record<string, string> = {}) =>
   json(status, { error }, headers);
 
-export type BodyResult = { ok: true; text: string } | { ok: false; response: HttpResponseInit };
+/** The body's text, or the answer that refuses it. */
+export type BodyResult = Result<string, HttpResponseInit>;
 
 /**
  * Reads the body up to `limit` bytes: a declared Content-Length over the limit is refused
@@ -28,12 +31,12 @@ export type BodyResult = { ok: true; text: string } | { ok: false; response: Htt
 export async function readBody(request: HttpRequest, limit: number): Promise<BodyResult> {
   const tooLarge = (): BodyResult => ({
     ok: false,
-    response: problem(413, `body larger than the limit of ${limit} bytes (QUIESCE_MAX_BODY_BYTES)`),
+    error: problem(413, `body larger than the limit of ${limit} bytes (QUIESCE_MAX_BODY_BYTES)`),
   });
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) return tooLarge();
   const stream = request.body;
-  if (!stream) return { ok: true, text: "" };
+  if (!stream) return { ok: true, value: "" };
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -50,23 +53,18 @@ export async function readBody(request: HttpRequest, limit: number): Promise<Bod
   try {
     return {
       ok: true,
-      text: new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks)),
+      value: new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks)),
     };
   } catch {
-    return { ok: false, response: problem(400, "body is not valid UTF-8") };
+    return { ok: false, error: problem(400, "body is not valid UTF-8") };
   }
 }
 
-/** JSON.parse with the error message a caller can act on. */
-export function parseJson(
-  text: string,
-): { ok: true; value: unknown } | { ok: false; response: HttpResponseInit } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (e) {
-    return { ok: false, response: problem(400, `body is not JSON: ${(e as Error).message}`) };
-  }
+/**
+ * The body as JSON, with the error message a caller can act on. Any JSON value passes here: what
+ * it must hold is the route's schema's to say (compose.ts's jsonBody), naming the field.
+ */
+export function parseJson(text: string): Result<unknown, HttpResponseInit> {
+  const json = parseJsonWith(z.unknown(), text);
+  return json.ok ? json : { ok: false, error: problem(400, `body is ${json.error}`) };
 }
-
-export const iso = (ms: number | null | undefined) =>
-  ms === null || ms === undefined ? null : new Date(ms).toISOString();

@@ -1,4 +1,5 @@
 import type { InvocationContext } from "@azure/functions";
+import { createSweep, type SweepSummary } from "../pipeline/sweep";
 import { alertsHandler } from "./alerts";
 import type { Handler } from "./compose";
 import { conditional } from "./conditional";
@@ -7,12 +8,11 @@ import { operatorHandler } from "./operator";
 import { reportHandler } from "./report";
 import { clusterHandler, eventHandler, statusHandler } from "./status";
 import { withStoreErrors } from "./storeErrors";
-import { createSweep, type SweepSummary } from "./sweep";
 import { meHandler, pageHandler } from "./ui";
 
 export type { Handler } from "./compose";
-export { type Clock, type HandlerDeps, systemClock } from "./deps";
-export { createSweep, type SweepSummary, sweepTimerHandler } from "./sweep";
+export type { HandlerDeps } from "./deps";
+export { sweepTimerHandler } from "./sweep";
 
 export interface Handlers {
   report: Handler;

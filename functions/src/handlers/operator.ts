@@ -1,12 +1,13 @@
-import { applyOperatorAction, type OperatorAction, OperatorActionError } from "@quiesce/core";
+import { type OperatorAction, OperatorActionError } from "@quiesce/core";
 import { ClusterName } from "@quiesce/protocol";
-import { policyFor } from "@quiesce/protocol/policy";
 import { z } from "zod";
-import { counted, withConflictRetry } from "../store";
+import { runOperatorAction } from "../pipeline/operatorAction";
+import { readEventDetail } from "../status/eventDetail";
+import { StatusQueries } from "../store";
 import { type Handler, jsonBody, parsedBy, withAuth } from "./compose";
 import type { HandlerDeps } from "./deps";
 import { json, problem } from "./http";
-import { eventDetail, findEvent } from "./status";
+import { findEvent } from "./status";
 
 const OPERATOR_BODY_LIMIT = 16_384;
 
@@ -21,9 +22,11 @@ export type OperatorKind = OperatorAction["kind"];
 
 /**
  * POST /api/events/{eventId}/hold | release | force-approve. Audited: the history of the event
- * gets a row naming who did it and why, besides the transition the core records.
+ * gets a row naming who did it and why, besides the transition the core records
+ * (pipeline/operatorAction.ts). Answers with the event's detail as it now stands.
  */
 export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler {
+  const queries = new StatusQueries(deps.store.tables);
   return withAuth(deps, "operator", async (request, context, principal) => {
     const parsed = await jsonBody(
       request,
@@ -39,38 +42,20 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler 
       request.params.eventId,
       request.query.get("cluster") ?? bodyCluster,
     );
-    if (!found.ok) return found.response;
-    const { cluster, key } = found;
+    if (!found.ok) return found.error;
+    const { cluster, key } = found.value;
     const by = principal.display;
     const ttlSeconds = ttlMinutes * 60;
     const action: OperatorAction =
       kind === "release" ? { kind, by, reason } : { kind, by, reason, ttlSeconds };
-    const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
     try {
-      await counted(() =>
-        withConflictRetry(async () => {
-          const loaded = await deps.store.loadCluster(cluster, [key]);
-          const now = deps.clock.now();
-          const d = applyOperatorAction(loaded.state, key, action, now, policy);
-          await deps.store.commit(loaded, d, {
-            audit: {
-              eventKey: key,
-              at: now,
-              by,
-              action: kind,
-              reason,
-              ...(kind === "release" ? {} : { ttlSeconds }),
-            },
-          });
-        }, deps.retry),
-      );
+      await runOperatorAction(deps, cluster, key, action);
     } catch (e) {
       if (e instanceof OperatorActionError)
         return problem(e.code === "notFound" ? 404 : 409, e.message);
       throw e; // store failures: withStoreErrors
     }
     context.info(`operator ${by}: ${kind} ${cluster}/${key}: ${reason}`);
-    const detail = await eventDetail(deps, cluster, key);
-    return json(200, detail);
+    return json(200, await readEventDetail(deps, queries, cluster, key));
   });
 }

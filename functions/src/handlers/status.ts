@@ -1,5 +1,5 @@
 import type { HttpResponseInit } from "@azure/functions";
-import { ClusterName, EventIdText } from "@quiesce/protocol";
+import { ClusterName, EventIdText, type Result } from "@quiesce/protocol";
 import { eventKey } from "@quiesce/protocol/imds";
 import {
   CLUSTER_QUERY_NAMES,
@@ -9,7 +9,7 @@ import {
   StatusQuery,
 } from "@quiesce/protocol/status";
 import { clusterPage } from "../status/clusterPage";
-import { eventDetail as readEventDetail } from "../status/eventDetail";
+import { readEventDetail } from "../status/eventDetail";
 import { decodeEventToken, decodeMemberToken } from "../status/paging";
 import { statusPage } from "../status/statusPage";
 import { StatusQueries } from "../store";
@@ -53,9 +53,13 @@ export function clusterHandler(deps: HandlerDeps): Handler {
   });
 }
 
-export type EventLookup =
-  | { ok: true; cluster: string; key: string }
-  | { ok: false; response: HttpResponseInit };
+/** Where an event lives, or the answer saying why it cannot be found. */
+export type EventLookup = Result<{ cluster: string; key: string }, HttpResponseInit>;
+
+const refuse = (status: number, error: string): EventLookup => ({
+  ok: false,
+  error: problem(status, error),
+});
 
 /** Validates {eventId} and ?cluster / body cluster, and finds which cluster holds the event. */
 export async function findEvent(
@@ -64,49 +68,34 @@ export async function findEvent(
   rawCluster: string | null | undefined,
 ): Promise<EventLookup> {
   const id = EventIdText.safeParse(rawEventId ?? "");
-  if (!id.success)
-    return { ok: false, response: problem(400, `invalid eventId: ${id.error.issues[0]?.message}`) };
+  if (!id.success) return refuse(400, `invalid eventId: ${id.error.issues[0]?.message}`);
   const key = eventKey(id.data);
   if (rawCluster !== null && rawCluster !== undefined) {
     const c = ClusterName.safeParse(rawCluster);
-    if (!c.success)
-      return {
-        ok: false,
-        response: problem(400, `invalid cluster: ${c.error.issues[0]?.message}`),
-      };
+    if (!c.success) return refuse(400, `invalid cluster: ${c.error.issues[0]?.message}`);
     if (!(await deps.store.hasEvent(c.data, key)))
-      return {
-        ok: false,
-        response: problem(404, `event ${id.data} is not known in cluster ${c.data}`),
-      };
-    return { ok: true, cluster: c.data, key };
+      return refuse(404, `event ${id.data} is not known in cluster ${c.data}`);
+    return { ok: true, value: { cluster: c.data, key } };
   }
   const clusters = await deps.store.findEventClusters(key);
-  if (clusters.length === 0)
-    return { ok: false, response: problem(404, `event ${id.data} is not known in any cluster`) };
+  if (clusters.length === 0) return refuse(404, `event ${id.data} is not known in any cluster`);
   if (clusters.length > 1)
-    return {
-      ok: false,
-      response: problem(
-        409,
-        `event ${id.data} is known in clusters ${clusters.join(", ")}: add ?cluster=NAME`,
-      ),
-    };
-  return { ok: true, cluster: clusters[0] as string, key };
+    return refuse(
+      409,
+      `event ${id.data} is known in clusters ${clusters.join(", ")}: add ?cluster=NAME`,
+    );
+  return { ok: true, value: { cluster: clusters[0] as string, key } };
 }
 
 /** GET /api/events/{eventId}?cluster=NAME: state, timeline, and what it waits for on which VMs. */
 export function eventHandler(deps: HandlerDeps): Handler {
+  const queries = new StatusQueries(deps.store.tables);
   return withAuth(deps, "reader", async (request) => {
     const found = await findEvent(deps, request.params.eventId, request.query.get("cluster"));
-    if (!found.ok) return found.response;
-    const detail = await eventDetail(deps, found.cluster, found.key);
+    if (!found.ok) return found.error;
+    const { cluster, key } = found.value;
+    const detail = await readEventDetail(deps, queries, cluster, key);
     if (!detail) return problem(404, `event ${request.params.eventId} is no longer known`);
     return json(200, detail);
   });
-}
-
-/** One event in detail (also the operator routes' answer). */
-export function eventDetail(deps: HandlerDeps, cluster: string, key: string) {
-  return readEventDetail(deps, new StatusQueries(deps.store.tables), cluster, key);
 }

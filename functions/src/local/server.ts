@@ -3,9 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { Meter } from "@opentelemetry/api";
+import type { Clock } from "@quiesce/protocol";
 import { loadCoordinatorSettings } from "../config";
 import { type Coordinator, createCoordinator } from "../coordinator";
-import type { Clock } from "../handlers";
 import { ROUTE_PREFIX, ROUTES } from "../routes";
 import type { RetryOptions } from "../store";
 import { type AzuriteHandle, startAzurite } from "./azurite";

@@ -1,12 +1,12 @@
+import { type Backoff, backoffMs } from "@quiesce/protocol";
+
 /**
- * When a failed delivery is tried again: exponential backoff with jitter (half fixed, half
- * random, so many instances retrying one sink spread out), or dropped once the next try would
- * land past the message's deadline. Pure: the random draw is passed in.
+ * When a failed delivery is tried again: the shared backoff with "equal" jitter (half fixed, half
+ * random, so many instances retrying one sink spread out but never retry at once), or dropped
+ * once the next try would land past the message's deadline. Pure: the random draw is passed in.
  */
 
-export interface BackoffOptions {
-  baseMs: number;
-  maxMs: number;
+export interface BackoffOptions extends Omit<Backoff, "jitter"> {
   deadlineMs: number;
 }
 
@@ -26,8 +26,12 @@ export function planRetry(
   opts: BackoffOptions,
   random: number,
 ): RetryPlan {
-  const ceiling = Math.min(opts.maxMs, opts.baseMs * 2 ** Math.min(30, attempts - 1));
-  const dueAt = now + Math.round(ceiling / 2 + (ceiling / 2) * random);
+  const wait = backoffMs(
+    attempts,
+    { baseMs: opts.baseMs, maxMs: opts.maxMs, jitter: "equal" },
+    random,
+  );
+  const dueAt = now + Math.round(wait);
   if (dueAt > createdAt + opts.deadlineMs) return { kind: "drop" };
   return { kind: "retry", dueAt };
 }

@@ -1,7 +1,7 @@
-import type { NotificationSink, Policy } from "@quiesce/protocol/policy";
-import type { Telemetry } from "../telemetry/metrics";
+import type { Clock } from "@quiesce/protocol";
+import type { NotificationKind, NotificationSink, Policy } from "@quiesce/protocol/policy";
 import { type BackoffOptions, planRetry } from "./backoff";
-import type { Notification } from "./core";
+import type { Notification } from "./due";
 import type { Outbox, OutboxRow } from "./outbox";
 import { SEND_TIMEOUT_MS, type Sinks } from "./sinks";
 
@@ -17,11 +17,25 @@ export interface DeliverySummary {
   dropped: number;
 }
 
+/**
+ * Told what became of each delivery and each coverage alert raised (the coordinator's metrics);
+ * must be cheap and never throw.
+ */
+export interface DeliveryObserver {
+  notification(
+    cluster: string,
+    kind: NotificationKind,
+    sink: NotificationSink,
+    outcome: keyof DeliverySummary,
+  ): void;
+  alert(cluster: string, kind: NotificationKind): void;
+}
+
 export interface NotifierDeps {
   outbox: Outbox;
   sinks: Sinks;
-  telemetry: Telemetry;
-  clock: { now(): number };
+  observer: DeliveryObserver;
+  clock: Clock;
   backoff: BackoffOptions;
   random?: () => number;
   log?: (level: "warn" | "error", message: string) => void;
@@ -69,7 +83,7 @@ export class Notifier {
         fresh &&
         ["relaySilent", "groupUncovered", "vmNeverRegistered", "imdsFailing"].includes(n.kind)
       )
-        this.deps.telemetry.alert(n.cluster, n.kind);
+        this.deps.observer.alert(n.cluster, n.kind);
     }
     return created;
   }
@@ -107,7 +121,7 @@ export class Notifier {
   }
 
   private async deliver(row: OutboxRow): Promise<keyof DeliverySummary | null> {
-    const { outbox, sinks, telemetry, clock } = this.deps;
+    const { outbox, sinks, observer, clock } = this.deps;
     try {
       const claimed = await outbox.claim(row, clock.now() + CLAIM_MS);
       if (!claimed) return null; // another instance took it
@@ -122,10 +136,10 @@ export class Notifier {
           claimUntil: 0,
           deliveredAt: now,
         });
-        telemetry.notification(claimed.cluster, n.kind, claimed.sink, "delivered");
+        observer.notification(claimed.cluster, n.kind, claimed.sink, "delivered");
         return "delivered";
       }
-      const plan = result.retry
+      const plan = result.error.retry
         ? planRetry(
             attempts,
             claimed.createdAt,
@@ -139,12 +153,12 @@ export class Notifier {
           state: "dropped",
           attempts,
           claimUntil: 0,
-          lastError: result.error,
+          lastError: result.error.reason,
         });
-        telemetry.notification(claimed.cluster, n.kind, claimed.sink, "dropped");
+        observer.notification(claimed.cluster, n.kind, claimed.sink, "dropped");
         this.deps.log?.(
           "error",
-          `notification ${n.kind} for ${n.cluster} dropped after ${attempts} attempt(s): ${result.error}`,
+          `notification ${n.kind} for ${n.cluster} dropped after ${attempts} attempt(s): ${result.error.reason}`,
         );
         return "dropped";
       }
@@ -152,9 +166,9 @@ export class Notifier {
         dueAt: plan.dueAt,
         attempts,
         claimUntil: 0,
-        lastError: result.error,
+        lastError: result.error.reason,
       });
-      telemetry.notification(claimed.cluster, n.kind, claimed.sink, "retried");
+      observer.notification(claimed.cluster, n.kind, claimed.sink, "retried");
       return "retried";
     } catch (e) {
       this.deps.log?.("warn", `notification delivery: ${(e as Error).message}`);

@@ -4,7 +4,7 @@ import type { NotificationSink } from "@quiesce/protocol/policy";
 import { fromEntity, type StoredEntity, toEntity } from "../store/codec";
 import { encodeKey } from "../store/keys";
 import { ConcurrencyConflict, type CountedTable } from "../store/tables";
-import type { Notification } from "./core";
+import type { Notification } from "./due";
 
 /**
  * The durable outbox: one row per (notification key, sink), PK the cluster, RK derived from the

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { Notification } from "./core";
+import type { Notification } from "./due";
 
 /**
  * What each sink receives, built from one Notification. Pure; the shapes follow the public docs:

@@ -1,6 +1,7 @@
+import type { Result } from "@quiesce/protocol";
 import type { NotificationSink } from "@quiesce/protocol/policy";
 import { Agent, request } from "undici";
-import type { Notification } from "./core";
+import type { Notification } from "./due";
 import {
   DELIVERY_HEADER,
   SIGNATURE_HEADER,
@@ -19,10 +20,18 @@ export interface SinkSecrets {
   webhookSecret?: string;
 }
 
-export type SendResult =
-  | { ok: true; status: number }
-  /** `retry` false: the sink refused the message itself (4xx); trying again cannot help. */
-  | { ok: false; retry: boolean; error: string };
+/** Why a send failed; `retry` false: the sink refused the message itself (4xx), trying again cannot help. */
+export interface SendFailure {
+  retry: boolean;
+  reason: string;
+}
+
+export type SendResult = Result<{ status: number }, SendFailure>;
+
+const failed = (retry: boolean, reason: string): SendResult => ({
+  ok: false,
+  error: { retry, reason },
+});
 
 /** The longest a send may take; the outbox claim outlives it so no other instance resends meanwhile. */
 export const SEND_TIMEOUT_MS = 10_000;
@@ -79,7 +88,7 @@ export class Sinks {
         break;
       }
     }
-    if (!url) return { ok: false, retry: false, error: `${sink} is not configured` };
+    if (!url) return failed(false, `${sink} is not configured`);
     try {
       const res = await request(url, {
         method: "POST",
@@ -90,12 +99,12 @@ export class Sinks {
       });
       const text = (await res.body.text()).slice(0, 200);
       if (res.statusCode >= 200 && res.statusCode < 300)
-        return { ok: true, status: res.statusCode };
+        return { ok: true, value: { status: res.statusCode } };
       const retry = res.statusCode === 408 || res.statusCode === 429 || res.statusCode >= 500;
-      return { ok: false, retry, error: `${sink} answered HTTP ${res.statusCode}: ${text}` };
+      return failed(retry, `${sink} answered HTTP ${res.statusCode}: ${text}`);
     } catch (e) {
       const err = e as Error & { code?: string };
-      return { ok: false, retry: true, error: `${sink} unreachable: ${err.code ?? err.name}` };
+      return failed(true, `${sink} unreachable: ${err.code ?? err.name}`);
     }
   }
 

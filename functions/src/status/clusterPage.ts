@@ -1,10 +1,8 @@
 import { isLive, memberKey } from "@quiesce/core";
 import { policyFor } from "@quiesce/protocol/policy";
 import { type ClusterPage, type ClusterQuery, STATUS_LIMITS } from "@quiesce/protocol/status";
-import type { HandlerDeps } from "../handlers/deps";
-import { iso } from "../handlers/http";
-import { memberView } from "../handlers/views";
 import type { EventHead, StatusQueries } from "../store";
+import type { StatusDeps } from "./deps";
 import { viewsByKey } from "./eventViews";
 import { summarizeCluster } from "./groups";
 import {
@@ -15,6 +13,7 @@ import {
   viewsWithinBytes,
   withinBytes,
 } from "./paging";
+import { iso, memberView } from "./views";
 
 /**
  * GET /api/clusters/{cluster}: the summary, one page of members (the cluster's members are read
@@ -22,7 +21,7 @@ import {
  * Null when the cluster has neither members nor events.
  */
 export async function clusterPage(
-  deps: HandlerDeps,
+  deps: StatusDeps,
   queries: StatusQueries,
   cluster: string,
   q: ClusterQuery,

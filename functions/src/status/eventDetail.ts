@@ -1,24 +1,23 @@
 import { policyFor } from "@quiesce/protocol/policy";
 import { type EventDetail, STATUS_LIMITS } from "@quiesce/protocol/status";
-import type { HandlerDeps } from "../handlers/deps";
-import { iso } from "../handlers/http";
-import { historyView, readinessView } from "../handlers/views";
 import type { StatusQueries } from "../store";
-import { eventViews, loadEventState } from "./eventViews";
+import type { StatusDeps } from "./deps";
+import { eventViews, loadEventsToExplain } from "./eventViews";
+import { historyView, iso, readinessView } from "./views";
 
 /**
  * One event in detail: its row, its readiness, the members it names (point reads), the events in
  * flight when its budget matters, and the newest part of its timeline. Null when it is gone.
  */
-export async function eventDetail(
-  deps: HandlerDeps,
+export async function readEventDetail(
+  deps: StatusDeps,
   queries: StatusQueries,
   cluster: string,
   key: string,
 ): Promise<EventDetail | null> {
   const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
   const [loaded, timeline] = await Promise.all([
-    loadEventState(queries, cluster, [key], policy, { readinessOfEnded: true }),
+    loadEventsToExplain(queries, cluster, [key], policy, { readinessOfEnded: true }),
     queries.timeline(cluster, key, STATUS_LIMITS.timeline),
   ]);
   const now = deps.clock.now();

@@ -9,8 +9,8 @@ import {
 import { type Dict, dict } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { EventView } from "@quiesce/protocol/status";
-import { eventView } from "../handlers/views";
 import { type EventHead, mapLimit, type StatusQueries } from "../store";
+import { eventView } from "./views";
 
 /**
  * The state `explain` needs to say what some events wait for, read for those events only: their
@@ -19,17 +19,21 @@ import { type EventHead, mapLimit, type StatusQueries } from "../store";
  * of them would, and name who uses it).
  */
 
-export interface EventState {
+export interface EventsToExplain {
   state: ClusterState;
   /** The requested events that still exist, in the order asked. */
   records: EventRecord[];
 }
 
 const WAITS_ON_BUDGET = new Set(["Observed", "Draining", "Ready"]);
-/** Beyond this many VMs, one partition query beats point reads. */
-const POINT_READ_LIMIT = 64;
+/**
+ * A status read point-reads the members its events name up to this many; past it, one query of
+ * the cluster's members is cheaper. Not the report path's bound (REPORT_POINT_READS in
+ * store/stateReader.ts): that one is set for what every report costs, this one for one page.
+ */
+const STATUS_MEMBER_POINT_READS = 64;
 
-export async function loadEventState(
+export async function loadEventsToExplain(
   queries: StatusQueries,
   cluster: string,
   keys: readonly string[],
@@ -42,7 +46,7 @@ export async function loadEventState(
     /** Read readiness of ended events too (an event's detail shows it). */
     readinessOfEnded?: boolean;
   } = {},
-): Promise<EventState> {
+): Promise<EventsToExplain> {
   // With the heads at hand (the pages), what to read besides the rows is known up front, so
   // rows, readiness and the events in flight are read at once rather than one after another.
   const asked = new Set(keys);
@@ -81,7 +85,7 @@ export async function loadEventState(
     for (const r of records) for (const vm of r.resources) named.add(memberKey(vm));
     for (const rows of Object.values(readiness)) for (const mk of Object.keys(rows)) named.add(mk);
     const found =
-      named.size > POINT_READ_LIMIT
+      named.size > STATUS_MEMBER_POINT_READS
         ? ((await queries.members(cluster)).get(cluster) ?? [])
         : await queries.membersNamed(cluster, [...named]);
     for (const m of found) members[memberKey(m.vmName)] = m;
@@ -98,7 +102,7 @@ function inFlightOf(heads: readonly EventHead[], policy: Policy): string[] {
     .map((h) => h.key);
 }
 
-export function eventViews(loaded: EventState, now: number, policy: Policy): EventView[] {
+export function eventViews(loaded: EventsToExplain, now: number, policy: Policy): EventView[] {
   return loaded.records.map((r) => eventView(loaded.state, r, now, policy));
 }
 
@@ -109,9 +113,9 @@ export async function viewsByKey(
   keys: readonly string[],
   policy: Policy,
   now: number,
-  opts: Parameters<typeof loadEventState>[4] = {},
+  opts: Parameters<typeof loadEventsToExplain>[4] = {},
 ): Promise<Array<EventView | null>> {
-  const loaded = await loadEventState(queries, cluster, keys, policy, opts);
+  const loaded = await loadEventsToExplain(queries, cluster, keys, policy, opts);
   const byKey = new Map<string, EventView>();
   for (const r of loaded.records) byKey.set(r.key, eventView(loaded.state, r, now, policy));
   return keys.map((k) => byKey.get(k) ?? null);

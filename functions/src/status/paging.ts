@@ -1,3 +1,4 @@
+import { parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
 
 /**
@@ -40,13 +41,10 @@ export type MemberPosition = z.infer<typeof MemberPositionSchema>;
 export const encodeToken = (position: EventPosition | MemberPosition): string =>
   Buffer.from(JSON.stringify(position), "utf8").toString("base64url");
 
+/** A token from outside: base64url of JSON, parsed by the position's schema; null when it is not one. */
 function decodeWith<T>(schema: z.ZodType<T>, token: string): T | null {
-  try {
-    const r = schema.safeParse(JSON.parse(Buffer.from(token, "base64url").toString("utf8")));
-    return r.success ? r.data : null;
-  } catch {
-    return null;
-  }
+  const r = parseJsonWith(schema, Buffer.from(token, "base64url").toString("utf8"));
+  return r.ok ? r.value : null;
 }
 
 export const decodeEventToken = (token: string): EventPosition | null =>

@@ -7,9 +7,8 @@ import {
   type StatusPage,
   type StatusQuery,
 } from "@quiesce/protocol/status";
-import type { HandlerDeps } from "../handlers/deps";
-import { iso } from "../handlers/http";
 import type { EventHead, StatusQueries } from "../store";
+import type { StatusDeps } from "./deps";
 import { viewsByKey } from "./eventViews";
 import { summarizeCluster } from "./groups";
 import {
@@ -20,6 +19,7 @@ import {
   VIEW_BATCH,
   viewsWithinBytes,
 } from "./paging";
+import { iso } from "./views";
 
 /**
  * GET /api/status: cluster summaries and one page of events. Reads, whatever the table's size:
@@ -34,7 +34,7 @@ const positionOf = (h: EventHead): EventPosition =>
     : { s: 1, t: -h.endedAt, c: h.cluster, k: h.key };
 
 export async function statusPage(
-  deps: HandlerDeps,
+  deps: StatusDeps,
   queries: StatusQueries,
   q: StatusQuery,
   after: EventPosition | null,

@@ -1,16 +1,17 @@
 import { odata } from "@azure/data-tables";
 import type { Decision } from "@quiesce/core";
-import type { RelayReport } from "@quiesce/protocol/relay";
+import { type Clock, systemClock } from "@quiesce/protocol";
 import { type AuditEntry, HistoryLog } from "./history";
 import { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey } from "./keys";
 import type { Loaded } from "./loaded";
-import { StateReader } from "./stateReader";
-import { StateWriter } from "./stateWriter";
+import { type ReportScope, StateReader } from "./stateReader";
+import { DecisionWriter } from "./stateWriter";
 import type { OpCounts, Tables } from "./tables";
 
 export type { AuditEntry, HistoryRow } from "./history";
 export type { Loaded } from "./loaded";
+export type { ReportScope } from "./stateReader";
 
 /**
  * The coordinator's state in four tables:
@@ -22,11 +23,12 @@ export type { Loaded } from "./loaded";
  *
  * A load (stateReader.ts) returns a ClusterState plus the ETag of every row read; `commit`
  * (stateWriter.ts) writes exactly the rows whose object identity changed (the core's contract).
- * The status pages read through statusQueries.ts.
+ * What to read and what has ended are the caller's to say (pipeline/): the store does I/O and
+ * never decides. The status pages read through statusQueries.ts.
  */
 export class ClusterStore {
   private readonly reader: StateReader;
-  private readonly writer: StateWriter;
+  private readonly writer: DecisionWriter;
   private readonly history: HistoryLog;
 
   constructor(
@@ -34,12 +36,12 @@ export class ClusterStore {
     readonly tables: Tables,
     private readonly totals: OpCounts,
     /** The coordinator's clock: ages the idle-member copies. */
-    clock: { now(): number } = { now: () => Date.now() },
+    clock: Clock = systemClock,
   ) {
     const idleMembers = new IdleMemberCache(() => clock.now());
     this.history = new HistoryLog(tables);
     this.reader = new StateReader(tables, idleMembers);
-    this.writer = new StateWriter(tables, idleMembers, this.history);
+    this.writer = new DecisionWriter(tables, idleMembers, this.history);
   }
 
   async init(): Promise<void> {
@@ -50,8 +52,16 @@ export class ClusterStore {
     return { ...this.totals };
   }
 
-  loadForReport(report: RelayReport, opts: { onlyItsEvents?: boolean } = {}): Promise<Loaded> {
-    return this.reader.loadForReport(report, opts);
+  loadReporter(
+    cluster: string,
+    reporter: string,
+    opts: { idleHeartbeat: boolean },
+  ): Promise<Loaded> {
+    return this.reader.loadReporter(cluster, reporter, opts);
+  }
+
+  loadScope(loaded: Loaded, scope: ReportScope): Promise<Loaded> {
+    return this.reader.loadScope(loaded, scope);
   }
 
   addClusterEvents(loaded: Loaded): Promise<Loaded> {
@@ -65,7 +75,7 @@ export class ClusterStore {
   commit(
     loaded: Loaded,
     decision: Decision,
-    opts: { reporter?: string; audit?: AuditEntry } = {},
+    opts: { reporter?: string; audit?: AuditEntry; ended: ReadonlySet<string> },
   ): Promise<void> {
     return this.writer.commit(loaded, decision, opts);
   }

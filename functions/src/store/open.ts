@@ -1,4 +1,5 @@
 import { DefaultAzureCredential, ManagedIdentityCredential } from "@azure/identity";
+import { type Clock, systemClock } from "@quiesce/protocol";
 import type { CoordinatorSettings } from "../config";
 import { ClusterStore } from "./clusterStore";
 import {
@@ -27,7 +28,7 @@ export function tableConnection(settings: CoordinatorSettings): TableConnection 
 
 export function openStore(
   settings: CoordinatorSettings,
-  clock: { now(): number } = { now: () => Date.now() },
+  clock: Clock = systemClock,
   observer?: TableObserver,
 ): ClusterStore {
   const totals = zeroCounts();

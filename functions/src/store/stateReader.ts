@@ -1,22 +1,29 @@
 import { odata } from "@azure/data-tables";
-import {
-  type EventRecord,
-  isEnded,
-  type Member,
-  memberKey,
-  type Readiness,
-  reportScope,
-} from "@quiesce/core";
+import { type EventRecord, isEnded, type Member, memberKey, type Readiness } from "@quiesce/core";
 import { dict } from "@quiesce/protocol";
-import type { RelayReport } from "@quiesce/protocol/relay";
 import { fromEntity } from "./codec";
 import type { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
 import { emptyLoaded, etagKey, type Loaded, rememberEtag } from "./loaded";
 import type { Tables } from "./tables";
 
-/** A member's VMs named by this many events or fewer are point-read; more reads the partition. */
-const POINT_READ_LIMIT = 16;
+/**
+ * A report point-reads at most this many rows of one partition (the readiness rows of one of its
+ * events, or the members its events name); past it, one query of the partition is cheaper.
+ */
+const REPORT_POINT_READS = 16;
+
+/** What a report's decision reads, as the caller worked it out with the core's `reportScope`. */
+export interface ReportScope {
+  /** The events the report concerns (`reportScope`). */
+  events: ReadonlySet<string>;
+  /** Member keys the report names: the reporter's and every VM in its document's Resources. */
+  members: ReadonlySet<string>;
+  /** The reporter's member key: its readiness rows are read with the rows its events need. */
+  reporter: string;
+  /** Point-read only these events instead of querying the cluster's events partition. */
+  onlyTheseEvents: boolean;
+}
 
 /**
  * Reads what the core needs, and nothing more: a report loads the events it concerns, each with
@@ -32,38 +39,35 @@ export class StateReader {
   ) {}
 
   /**
-   * An idle heartbeat (no events in its document, no hooks, no approvals) whose member this
-   * instance holds as idle costs nothing; otherwise one point read of the member, and if the
-   * report concerns any event, the cluster's events partition, those events' readiness and the
-   * members they name.
+   * A report's first read: its relay's member row. An idle heartbeat (no events in its document,
+   * no hooks, no approvals) whose member this instance holds as idle costs nothing
+   * (idleMemberCache.ts says why that is safe); otherwise one point read.
    */
-  async loadForReport(
-    report: RelayReport,
-    opts: { onlyItsEvents?: boolean } = {},
+  async loadReporter(
+    cluster: string,
+    mk: string,
+    opts: { idleHeartbeat: boolean },
   ): Promise<Loaded> {
-    const cluster = report.cluster;
     const loaded = emptyLoaded(cluster);
-    const mk = memberKey(report.vm.name);
-    const idleReport =
-      (report.document?.Events.length ?? 0) === 0 &&
-      report.hooks.length === 0 &&
-      report.approvals.length === 0;
-    const cached = idleReport ? this.idleMembers.get(cluster, mk) : undefined;
+    const cached = opts.idleHeartbeat ? this.idleMembers.get(cluster, mk) : undefined;
     if (cached) {
       loaded.state.members[mk] = cached.member;
       loaded.etags.set(etagKey("Members", encodeKey(cluster), encodeKey(mk)), cached.etag);
       return loaded;
     }
-    const member = await this.readMember(loaded, mk);
-    const scope = reportScope(report, member);
-    if (scope.size === 0) return loaded;
-    const names = new Set<string>([mk]);
-    for (const ev of report.document?.Events ?? [])
-      for (const r of ev.Resources) names.add(memberKey(r));
-    await this.loadActive(loaded, scope, names, {
-      readinessOnlyFor: scope,
-      reporter: mk,
-      onlyItsEvents: opts.onlyItsEvents ?? false,
+    await this.readMember(loaded, mk);
+    return loaded;
+  }
+
+  /**
+   * A report's second read, into what `loadReporter` read: the events it concerns (point reads,
+   * or the cluster's events partition), those events' readiness and the members they name.
+   */
+  async loadScope(loaded: Loaded, scope: ReportScope): Promise<Loaded> {
+    await this.loadActive(loaded, new Set(scope.events), new Set(scope.members), {
+      readinessOnlyFor: scope.events,
+      reporter: scope.reporter,
+      onlyItsEvents: scope.onlyTheseEvents,
     });
     return loaded;
   }
@@ -142,7 +146,7 @@ export class StateReader {
         const rows = opts.reporter ? rowsAReportNeeds(loaded.state.events[k], opts.reporter) : null;
         return rows ? this.readReadinessRows(loaded, k, rows) : this.readReadiness(loaded, k);
       }),
-      opts.allMembers || wantMembers.length > POINT_READ_LIMIT
+      opts.allMembers || wantMembers.length > REPORT_POINT_READS
         ? this.readAllMembers(loaded)
         : Promise.all(wantMembers.map((n) => this.readMember(loaded, n))),
     ]);
@@ -211,5 +215,5 @@ export function rowsAReportNeeds(e: EventRecord | undefined, reporter: string): 
   if (!e) return null;
   const mks = new Set<string>([reporter]);
   for (const r of e.resources) mks.add(memberKey(r));
-  return mks.size <= POINT_READ_LIMIT ? [...mks] : null;
+  return mks.size <= REPORT_POINT_READS ? [...mks] : null;
 }

@@ -1,5 +1,5 @@
 import { odata } from "@azure/data-tables";
-import { type Decision, type EventRecord, isEnded, type Member } from "@quiesce/core";
+import type { Decision, EventRecord, Member } from "@quiesce/core";
 import { type StoredEntity, toEntity } from "./codec";
 import type { AuditEntry, HistoryLog } from "./history";
 import type { IdleMemberCache } from "./idleMemberCache";
@@ -8,10 +8,10 @@ import { etagKey, type Loaded } from "./loaded";
 import type { TableName, Tables } from "./tables";
 
 /**
- * Writes exactly the rows whose object identity the core changed, each guarded by the ETag it
- * was read with (or created with create-or-409 when it was not there).
+ * Writes a decision: exactly the rows whose object identity the core changed, each guarded by the
+ * ETag it was read with (or created with create-or-409 when it was not there).
  */
-export class StateWriter {
+export class DecisionWriter {
   constructor(
     private readonly tables: Tables,
     private readonly idleMembers: IdleMemberCache,
@@ -24,12 +24,14 @@ export class StateWriter {
    * ETag and the last writer decides with every row), then history, then members, the reporter
    * last: until its row is written, a retry of the same report re-applies from the start and
    * reaches the same result. Throws ConcurrencyConflict on 412/409; what was written before
-   * stays written and is read back by the next attempt (stateReader.ts).
+   * stays written and is read back by the next attempt (stateReader.ts). `ended` names the
+   * decided state's ended events, as the caller judged them: the `ended` column, and the events
+   * an election leaves alone.
    */
   async commit(
     loaded: Loaded,
     decision: Decision,
-    opts: { reporter?: string; audit?: AuditEntry } = {},
+    opts: { reporter?: string; audit?: AuditEntry; ended: ReadonlySet<string> },
   ): Promise<void> {
     const prev = loaded.state;
     const next = decision.state;
@@ -63,11 +65,15 @@ export class StateWriter {
       .filter(([ek, ev]) => ev.phase === "Approving" && prev.events[ek]?.phase !== "Approving")
       .map(([ek]) => ek);
     if (claims.length > 0)
-      for (const [ek, ev] of Object.entries(next.events)) if (!isEnded(ev)) touched.add(ek);
+      for (const ek of Object.keys(next.events)) if (!opts.ended.has(ek)) touched.add(ek);
     const writeEvents = (keys: string[]) =>
       Promise.all(
         keys.map((ek) =>
-          this.put(loaded, "Events", eventEntity(cluster, next.events[ek] as EventRecord)),
+          this.put(
+            loaded,
+            "Events",
+            eventEntity(cluster, next.events[ek] as EventRecord, opts.ended.has(ek)),
+          ),
         ),
       );
     const changedEvents = Object.keys(next.events).filter(
@@ -128,11 +134,11 @@ export class StateWriter {
   }
 }
 
-function eventEntity(cluster: string, ev: EventRecord): StoredEntity {
+function eventEntity(cluster: string, ev: EventRecord, ended: boolean): StoredEntity {
   return toEntity(encodeKey(cluster), encodeKey(ev.key), ev, {
     eventId: ev.eventId,
     phase: ev.phase,
-    ended: isEnded(ev),
+    ended,
     endedAt: ev.endedAt ?? undefined,
     // The status API orders active events by it without reading their JSON.
     firstSeenAt: ev.firstSeenAt,

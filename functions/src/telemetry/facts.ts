@@ -1,6 +1,5 @@
-import { type ClusterState, type Decision, isEnded } from "@quiesce/core";
+import { type ApprovalRule, type ClusterState, type Decision, isEnded } from "@quiesce/core";
 import type { HookRun } from "@quiesce/protocol/relay";
-import { approvalOutcome } from "../notify/core";
 
 /**
  * What a decision means for metrics, read off the states before and after it. Pure; only
@@ -25,6 +24,15 @@ export type Fact =
   /** Share of the Scheduled → NotBefore window left when the event was approved (0 when missed). */
   | { kind: "noticeSaved"; eventType: string; outcome: EventOutcome; ratio: number }
   | { kind: "hookFailed"; hook: "drain" | "recover"; reason: "failed" | "timeout" | "interrupted" };
+
+/** The approval rule's outcome name, as counted in metrics. */
+export function approvalOutcome(
+  rule: ApprovalRule | null,
+): "approved" | "approvedByPolicy" | "forced" {
+  if (rule === "forced") return "forced";
+  if (rule === "allDrained") return "approved";
+  return "approvedByPolicy"; // a policy rule, or drains overdue under onDrainOverdue: proceed
+}
 
 const hookReason = (run: HookRun): "failed" | "timeout" | "interrupted" =>
   run.status === "interrupted"

@@ -1,10 +1,4 @@
-import {
-  type ApprovalRule,
-  type ClusterState,
-  type Coverage,
-  type EventRecord,
-  explain,
-} from "@quiesce/core";
+import { type ClusterState, type Coverage, type EventRecord, explain } from "@quiesce/core";
 import type { NotificationKind, Policy } from "@quiesce/protocol/policy";
 import type { ImdsHealth } from "@quiesce/protocol/relay";
 
@@ -47,15 +41,6 @@ function eventFacts(e: EventRecord): Notification["facts"] {
     { name: "NotBefore", value: iso(e.notBefore) },
     { name: "Phase", value: e.phase },
   ];
-}
-
-/** The approval rule's outcome name, as counted in metrics. */
-export function approvalOutcome(
-  rule: ApprovalRule | null,
-): "approved" | "approvedByPolicy" | "forced" {
-  if (rule === "forced") return "forced";
-  if (rule === "allDrained") return "approved";
-  return "approvedByPolicy"; // a policy rule, or drains overdue under onDrainOverdue: proceed
 }
 
 /** An event Azure started although it was announced and we never approved it: a miss. */

@@ -1,7 +1,7 @@
 import { type ClusterState, emptyClusterState, memberKey } from "@quiesce/core";
 import { dict } from "@quiesce/protocol";
 import { StatusQueries } from "../store";
-import type { HandlerDeps } from "./deps";
+import type { StatusDeps } from "./deps";
 
 const DAY_MS = 86_400_000;
 
@@ -12,7 +12,7 @@ const DAY_MS = 86_400_000;
  * caller has not loaded already.
  */
 export async function coverageStates(
-  deps: HandlerDeps,
+  deps: StatusDeps,
   now: number,
   loaded: ReadonlyMap<string, ClusterState> = new Map(),
 ): Promise<ClusterState[]> {

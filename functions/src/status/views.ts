@@ -3,7 +3,6 @@ import { explain, isEnded, isLive } from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { EventView, MemberView, ReadinessView, TimelineEntry } from "@quiesce/protocol/status";
 import type { HistoryRow } from "../store";
-import { iso } from "./http";
 
 /**
  * What the status API shows, typed by the shared view schemas (protocol/src/status/views.ts) that
@@ -11,6 +10,10 @@ import { iso } from "./http";
  */
 
 const isoTime = (ms: number): string => new Date(ms).toISOString();
+
+/** A time the API may not have (not started, not ended) as ISO 8601, or null. */
+export const iso = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
 export function memberView(m: Member, now: number, policy: Policy): MemberView {
   const ageSeconds = Math.max(0, Math.round((now - m.lastSeenAt) / 1000));

@@ -1,0 +1,109 @@
+import { type ClusterState, type Coverage, type Decision, explain, isEnded } from "@quiesce/core";
+import type { Policy } from "@quiesce/protocol/policy";
+import type { RelayReport } from "@quiesce/protocol/relay";
+import {
+  coverageNotifications,
+  eventNotifications,
+  fresh,
+  imdsNotification,
+  type Notification,
+  newlyDue,
+} from "../notify/due";
+import { decisionFacts, type Fact } from "../telemetry/facts";
+
+/**
+ * What a decision means outside the cluster's state, derived in this one place from the state
+ * before it, the decision and the round that made it: metrics and notifications (and, next,
+ * control-plane actions). Pure: run.ts executes the result after the commit, so nothing here can
+ * hold up or undo a decision, and an idle heartbeat costs a few reference comparisons.
+ */
+
+export interface Effects {
+  cluster: string;
+  /** The cluster's policy: which notifications it wants, and on which sinks. */
+  policy: Policy;
+  /** A report's answer: the reports, retries and conflicts counters. */
+  report?: { outcome: "applied" | "stale"; attempts: number; conflicts: number };
+  /** What the decision changed, as metrics (outcomes, durations, hook failures). */
+  facts: Fact[];
+  /** VMs holding up the cluster's active events, by reason (the sweep's gauge). */
+  blockers?: Record<string, number>;
+  /** The cluster's relays and groups (the sweep's gauges). */
+  coverage?: Coverage;
+  /** Due now, for the outbox, which sends each key once whoever queues it. */
+  notifications: Notification[];
+}
+
+/** Which round decided: each reads a different part of the state, so each may derive more or less. */
+export type Round =
+  /** One relay's report: its own events, so only what this decision newly made due. */
+  | { kind: "report"; report: RelayReport; attempts: number; conflicts: number }
+  /** An operator's hold, release or force-approve of one event: like a report, what it changed. */
+  | { kind: "operator" }
+  /**
+   * The sweep's tick of the whole cluster: every notification still due (level-triggered, so
+   * whatever a report missed, e.g. a crash between commit and enqueue, or `blocked`, which only
+   * time makes true) and the blockers gauge. A tick that changed nothing is not committed, and
+   * derives no facts (its state is the one before).
+   */
+  | { kind: "tick" };
+
+/** The effects of one decision, once committed (a tick's also when it changed nothing). */
+export function decisionEffects(
+  before: ClusterState,
+  decision: Decision,
+  round: Round,
+  now: number,
+  policy: Policy,
+): Effects {
+  const after = decision.state;
+  const effects: Effects = { cluster: after.cluster, policy, facts: [], notifications: [] };
+  switch (round.kind) {
+    case "report": {
+      const { report, attempts, conflicts } = round;
+      effects.report = { outcome: decision.applied ? "applied" : "stale", attempts, conflicts };
+      if (after === before && !report.imds) return effects;
+      effects.facts = decisionFacts(before, decision);
+      effects.notifications = newlyDue(before, after, now, policy);
+      const imds = imdsNotification(after.cluster, report.vm.name, report.imds, policy);
+      if (imds) effects.notifications.push(imds);
+      return effects;
+    }
+    case "operator":
+      effects.facts = decisionFacts(before, decision);
+      effects.notifications = newlyDue(before, after, now, policy);
+      return effects;
+    case "tick":
+      effects.facts = decisionFacts(before, decision);
+      effects.notifications = fresh(stillDue(after, now, policy), now);
+      effects.blockers = blockersByReason(after, now, policy);
+      return effects;
+  }
+}
+
+/** Coverage alerts and the coverage gauges: what the sweep derives from every cluster's members. */
+export function coverageEffects(c: Coverage, now: number, policy: Policy): Effects {
+  return {
+    cluster: c.cluster,
+    policy,
+    facts: [],
+    coverage: c,
+    notifications: coverageNotifications(c, now, policy),
+  };
+}
+
+function stillDue(state: ClusterState, now: number, policy: Policy): Notification[] {
+  return Object.values(state.events).flatMap((e) =>
+    eventNotifications(state, e, now, policy, { withBlocked: true }),
+  );
+}
+
+function blockersByReason(state: ClusterState, now: number, policy: Policy) {
+  const blockers: Record<string, number> = {};
+  for (const e of Object.values(state.events)) {
+    if (isEnded(e) || e.approvedAt !== null) continue;
+    for (const b of explain(state, e.key, now, policy)?.blockers ?? [])
+      blockers[b.reason] = (blockers[b.reason] ?? 0) + 1;
+  }
+  return blockers;
+}

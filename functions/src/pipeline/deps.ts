@@ -1,0 +1,15 @@
+import type { Clock } from "@quiesce/protocol";
+import type { CoordinatorSettings } from "../config";
+import type { Notifier } from "../notify/notifier";
+import type { ClusterStore, RetryOptions } from "../store";
+import type { Telemetry } from "../telemetry/metrics";
+
+/** What a unit of work runs with (coordinator.ts builds it; the handlers add an authenticator). */
+export interface PipelineDeps {
+  store: ClusterStore;
+  settings: CoordinatorSettings;
+  clock: Clock;
+  retry?: RetryOptions;
+  telemetry: Telemetry;
+  notifier: Notifier;
+}

@@ -1,0 +1,131 @@
+import {
+  applyReport,
+  type Decision,
+  memberKey,
+  needsClusterEvents,
+  reportScope,
+  storedHooks,
+} from "@quiesce/core";
+import type { Policy } from "@quiesce/protocol/policy";
+import type { RelayReport } from "@quiesce/protocol/relay";
+import { decisionEffects } from "../effects/derive";
+import { runEffects } from "../effects/run";
+import {
+  type ClusterStore,
+  counted,
+  type Loaded,
+  type OpCounts,
+  withConflictRetry,
+} from "../store";
+import { commitDecision } from "./commit";
+import type { PipelineDeps } from "./deps";
+
+/**
+ * One report, one decision. Each attempt runs
+ *   load → decide → electApprover (only when the decision may elect one) → commit
+ * under ETags, and starts over from a fresh read when another instance wrote first; once an
+ * attempt has landed, its effects (metrics, notifications) are derived from what it changed
+ * (effects/derive.ts) and run, so nothing after the commit can hold up or undo the decision.
+ */
+
+export interface ReportOutcome {
+  decision: Decision;
+  /** The hook runs storage held before this report, settled: the relay may forget them. */
+  hooksStored: string[];
+  /** What the report cost in table operations, all attempts together. */
+  ops: OpCounts;
+}
+
+interface Decided {
+  loaded: Loaded;
+  decision: Decision;
+}
+
+export async function processReport(
+  deps: PipelineDeps,
+  report: RelayReport,
+  policy: Policy,
+): Promise<ReportOutcome> {
+  const reporter = memberKey(report.vm.name);
+  const settleMs = deps.settings.QUIESCE_STORAGE_SETTLE_SECONDS * 1000;
+  let attempts = 0;
+  const { value, ops } = await counted(() =>
+    withConflictRetry(async () => {
+      attempts++;
+      const own = await loadReport(deps.store, report);
+      const now = deps.clock.now();
+      const decided = decide(own, report, now, policy);
+      const { loaded, decision } = await electApprover(deps.store, decided, report, now, policy);
+      await commitDecision(deps.store, loaded, decision, { reporter });
+      // From what storage held before this report: an answer alone proves no durability.
+      const hooksStored = storedHooks(loaded.state, report, reporter, now, settleMs);
+      return { before: loaded.state, decision, hooksStored };
+    }, deps.retry),
+  ).catch((e: unknown) => {
+    // Store failures (lost races, an unreachable store) are answered by the handler.
+    deps.telemetry.report(report.cluster, "unavailable", attempts);
+    throw e;
+  });
+  const round = { kind: "report", report, attempts, conflicts: ops.conflicts } as const;
+  runEffects(
+    { telemetry: deps.telemetry, notify: (ns, p) => deps.notifier.afterCommit(ns, p) },
+    decisionEffects(value.before, value.decision, round, deps.clock.now(), policy),
+  );
+  return { decision: value.decision, hooksStored: value.hooksStored, ops };
+}
+
+/**
+ * Load: the reporter's member row, then what the core's `reportScope` says the report concerns
+ * (the events in its document, hooks and approvals, and those its member row listed), with the
+ * readiness rows and members their decision reads. By default only those events, point-read: the
+ * events partition is the cluster's hottest, and the others matter only to an election.
+ */
+export async function loadReport(
+  store: ClusterStore,
+  report: RelayReport,
+  opts: { onlyItsEvents?: boolean } = {},
+): Promise<Loaded> {
+  const reporter = memberKey(report.vm.name);
+  const loaded = await store.loadReporter(report.cluster, reporter, {
+    idleHeartbeat: isIdleHeartbeat(report),
+  });
+  const events = reportScope(report, loaded.state.members[reporter]);
+  if (events.size === 0) return loaded;
+  const members = new Set<string>([reporter]);
+  for (const ev of report.document?.Events ?? [])
+    for (const vm of ev.Resources) members.add(memberKey(vm));
+  return store.loadScope(loaded, {
+    events,
+    members,
+    reporter,
+    onlyTheseEvents: opts.onlyItsEvents ?? true,
+  });
+}
+
+/** Decide: the core's answer to the report, on what was loaded. */
+function decide(loaded: Loaded, report: RelayReport, now: number, policy: Policy): Decided {
+  return { loaded, decision: applyReport(loaded.state, report, now, policy) };
+}
+
+/**
+ * Elect an approver: electing counts the cluster's events in flight (maxEventsInFlight), which a
+ * load of the report's own events does not hold. So when the first decision may elect
+ * (`needsClusterEvents`: an event Ready, or a lease given), the cluster's other events are read
+ * into the same load and the report is decided again on them; otherwise the first decision stands.
+ */
+async function electApprover(
+  store: ClusterStore,
+  decided: Decided,
+  report: RelayReport,
+  now: number,
+  policy: Policy,
+): Promise<Decided> {
+  if (!needsClusterEvents(decided.loaded.state, decided.decision.state)) return decided;
+  return decide(await store.addClusterEvents(decided.loaded), report, now, policy);
+}
+
+/** Nothing in its document, no hooks, no approvals: its member may come from the idle cache. */
+const isIdleHeartbeat = (report: RelayReport): boolean =>
+  (report.document?.Events.length ?? 0) === 0 &&
+  report.hooks.length === 0 &&
+  report.approvals.length === 0;

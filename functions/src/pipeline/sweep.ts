@@ -1,0 +1,90 @@
+import type { InvocationContext } from "@azure/functions";
+import { type ClusterState, tick } from "@quiesce/core";
+import { policyFor } from "@quiesce/protocol/policy";
+import { ConcurrencyConflict, counted, type OpCounts } from "../store";
+import { commitDecision } from "./commit";
+import type { PipelineDeps } from "./deps";
+import { createSweepEffects, type SweepNotifications } from "./sweepEffects";
+
+const DAY_MS = 86_400_000;
+const HISTORY_PURGE_INTERVAL_MS = 3_600_000;
+
+export interface SweepSummary {
+  clusters: number;
+  changed: number;
+  /** Clusters another instance wrote meanwhile: left for the next round. */
+  skipped: string[];
+  forgotten: number;
+  historyPurged: number;
+  /** Notifications queued and delivery outcomes of this round (and coverage alerts raised). */
+  notifications: SweepNotifications;
+  ops: OpCounts;
+}
+
+/**
+ * The periodic sweep: for every cluster with an event not ended (lease expiry, liveness,
+ * NotBefore, recovery timeouts) or one ended longer ago than the retention (forgotten with its
+ * readiness rows): load the cluster → tick → commit (when anything changed) → effects; then the
+ * effects of the whole round (sweepEffects.ts), and, at most hourly per instance, delete history
+ * past its retention.
+ */
+export function createSweep(deps: PipelineDeps) {
+  let lastHistoryPurge = Number.NEGATIVE_INFINITY;
+  const effects = createSweepEffects(deps);
+  return async (context?: InvocationContext): Promise<SweepSummary> => {
+    const { value, ops } = await counted(async () => {
+      const now = deps.clock.now();
+      const eventRetentionMs = deps.settings.QUIESCE_EVENT_RETENTION_DAYS * DAY_MS;
+      const clusters = await deps.store.clustersToSweep(now - eventRetentionMs);
+      let changed = 0;
+      let forgotten = 0;
+      const skipped: string[] = [];
+      const ticked = new Map<string, ClusterState>();
+      for (const cluster of clusters) {
+        const loaded = await deps.store.loadCluster(cluster);
+        const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
+        const d = tick(loaded.state, deps.clock.now(), policy, { eventRetentionMs });
+        ticked.set(cluster, loaded.state);
+        if (d.state === loaded.state && d.forget.length === 0 && d.transitions.length === 0) {
+          effects.afterTick(loaded.state, d, policy);
+          continue;
+        }
+        try {
+          await commitDecision(deps.store, loaded, d);
+          changed++;
+          forgotten += d.forget.length;
+          ticked.set(cluster, d.state);
+          effects.afterTick(loaded.state, d, policy);
+        } catch (e) {
+          if (!(e instanceof ConcurrencyConflict)) throw e;
+          skipped.push(cluster); // a report wrote meanwhile and re-evaluated; next round catches up
+        }
+      }
+      const notifications = await effects.afterSweep(ticked).catch((e: unknown) => {
+        context?.warn(`sweep: notifications and coverage: ${(e as Error).message}`);
+        return { queued: 0, delivered: 0, retried: 0, dropped: 0 };
+      });
+      let historyPurged = 0;
+      if (now - lastHistoryPurge >= HISTORY_PURGE_INTERVAL_MS) {
+        historyPurged = await deps.store.purgeHistory(
+          now - deps.settings.QUIESCE_HISTORY_RETENTION_DAYS * DAY_MS,
+        );
+        lastHistoryPurge = now;
+      }
+      return {
+        clusters: clusters.length,
+        changed,
+        skipped,
+        forgotten,
+        historyPurged,
+        notifications,
+      };
+    });
+    const summary = { ...value, ops };
+    if (deps.settings.QUIESCE_DEBUG || summary.changed > 0)
+      context?.info(
+        `sweep: ${summary.clusters} clusters, ${summary.changed} changed, ${summary.skipped.length} skipped, ${summary.forgotten} forgotten, ${summary.historyPurged} history rows purged; table ops ${ops.reads}r/${ops.queries}q/${ops.writes}w`,
+      );
+    return summary;
+  };
+}
