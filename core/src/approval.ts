@@ -151,6 +151,16 @@ export const IN_FLIGHT: ReadonlySet<Phase> = new Set([
   "ExpiredAtNotBefore",
 ]);
 
+/**
+ * Quarantined events (state.ts) not known to have ended: they hold a share of the budget, since
+ * what their rows would say (and whether Azure started them) cannot be read.
+ */
+export function unreadableInFlight(state: ClusterState): string[] {
+  return Object.entries(state.unreadableEvents ?? {})
+    .filter(([, u]) => !u.ended)
+    .map(([key]) => key);
+}
+
 /** Events holding a share of the budget. Preempt and Terminate never do: they delete VMs anyway. */
 export function eventsInFlight(state: ClusterState, except: string): EventRecord[] {
   return Object.values(state.events).filter(
