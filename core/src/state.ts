@@ -31,6 +31,13 @@ export interface ClusterState {
    * row reads again (rewritten by a coordinator that can read it) or an operator deletes it.
    */
   unreadableEvents?: Dict<UnreadableEvent>;
+  /**
+   * Members whose stored row does not parse, keyed by memberKey, with the schema's complaint.
+   * Left out of `members`; while the policy blocks on unmanaged VMs, such a VM blocks approval
+   * even if drained (what its row says of its IMDS problems is unknown). Its own next report
+   * writes a fresh row, which takes precedence.
+   */
+  unreadableMembers?: Dict<string>;
 }
 
 /** What is known of an event whose row does not parse: its plain columns, when they read. */

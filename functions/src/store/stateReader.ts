@@ -149,12 +149,13 @@ export class StateReader {
     const { cluster } = loaded.state;
     const row = await this.tables.Members.get(encodeKey(cluster), encodeKey(mk));
     if (!row) return undefined;
-    // Unreadable: left out (no live relay, as the core takes a missing member), its ETag kept so
-    // the VM's own next report replaces the row instead of failing to create it (409) forever.
+    // Unreadable: left out (ClusterState.unreadableMembers: no live relay), its ETag kept so the
+    // VM's own next report replaces the row instead of failing to create it (409) forever.
     rememberEtag(loaded, "Members", row);
     const member = decodeRow(this.tables.Members, StoredMember, row);
     if (!member.ok) {
       this.idleMembers.forget(cluster, mk);
+      unreadableMember(loaded, mk, member.error);
       return undefined;
     }
     loaded.state.members[mk] = member.value;
@@ -167,7 +168,9 @@ export class StateReader {
     for (const row of await this.tables.Members.query(odata`PartitionKey eq ${pk}`)) {
       rememberEtag(loaded, "Members", row);
       const member = decodeRow(this.tables.Members, StoredMember, row);
-      if (member.ok) loaded.state.members[decodeKey(row.rowKey)] = member.value;
+      const mk = decodeKey(row.rowKey);
+      if (member.ok) loaded.state.members[mk] = member.value;
+      else unreadableMember(loaded, mk, member.error);
     }
   }
 
@@ -225,6 +228,11 @@ export class StateReader {
     const r = decodeRow(this.tables.Readiness, StoredReadiness, row);
     if (r.ok) byMember[mk] = r.value;
   }
+}
+
+function unreadableMember(loaded: Loaded, mk: string, problem: string): void {
+  loaded.state.unreadableMembers ??= dict<string>();
+  loaded.state.unreadableMembers[mk] = problem;
 }
 
 /**
