@@ -231,12 +231,12 @@ describe("a row that does not parse", () => {
     await h.c.deps.notifier.settled();
     await h.corrupt("Events", "web", other.EventId.toLowerCase(), { phase: 7 });
     const pk = `web|${key}`;
-    const historyRows = [];
+    const historyKeys: string[] = [];
     for await (const row of h
       .table("History")
       .listEntities({ queryOptions: { filter: odata`PartitionKey eq ${pk}` } }))
-      historyRows.push(row);
-    const history = historyRows[0] as (typeof historyRows)[number];
+      historyKeys.push(String(row.rowKey));
+    const history = { rowKey: historyKeys[0] ?? "" };
     await h.corrupt("History", pk, history.rowKey, { at: "yesterday" });
     const outbox = (await h.table("Outbox").listEntities().next()).value;
     await h.corrupt("Outbox", outbox.partitionKey, outbox.rowKey, { d0: "[]" });
@@ -252,7 +252,7 @@ describe("a row that does not parse", () => {
     expect(
       detail.body.unreadableRows.find((u: { table: string }) => u.table === "History").problem,
     ).toMatch(/^at: /);
-    expect(detail.body.timeline).toHaveLength(historyRows.length - 1); // the rest is shown
+    expect(detail.body.timeline).toHaveLength(historyKeys.length - 1); // the rest is shown
     h.c.clock.advance(60_000);
     expect((await h.c.handlers.sweep()).skipped).toEqual([]);
     expect(
