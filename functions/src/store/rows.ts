@@ -3,6 +3,7 @@ import { EventRecord, Member, Readiness } from "@quiesce/core";
 import { parseWith, type Result } from "@quiesce/protocol";
 import type { z } from "zod";
 import { decodeEntity, type StoredEntity } from "./codec";
+import { decodeKey } from "./keys";
 import type { CountedTable } from "./tables";
 
 /**
@@ -51,14 +52,26 @@ export function withUnreadableRows<T extends object>(
   return unreadable.length > 0 ? { ...body, unreadableRows: unreadable } : body;
 }
 
-/** A record stored as JSON in d0..dN (codec.ts), through its schema. */
+/**
+ * A record stored as JSON in d0..dN (codec.ts), through its schema; `consistent` may add a
+ * complaint the schema cannot make (a record that is not the row's, e.g. another event's key).
+ */
 export function decodeRow<S extends z.ZodType>(
   table: CountedTable,
   schema: S,
   row: StoredEntity,
+  consistent?: (value: z.output<S>) => string | null,
 ): Result<z.output<S>> {
-  return checked(table, row, decodeEntity(schema, row));
+  const decoded = decodeEntity(schema, row);
+  const complaint = decoded.ok && consistent ? consistent(decoded.value) : null;
+  return checked(table, row, complaint === null ? decoded : { ok: false, error: complaint });
 }
+
+/** An event record is the row's own: its key is the row's key (decoded). */
+export const eventOfRow =
+  (row: StoredEntity) =>
+  (e: { key: string }): string | null =>
+    e.key === decodeKey(row.rowKey) ? null : `key: ${e.key.slice(0, 80)} is not this row's`;
 
 /** A row's plain columns (history, the outbox's state, an event's head), through a schema. */
 export function parseColumns<S extends z.ZodType>(

@@ -14,7 +14,7 @@ import type { StoredEntity } from "./codec";
 import type { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
 import { emptyLoaded, etagKey, type Loaded, rememberEtag } from "./loaded";
-import { decodeRow, StoredEvent, StoredMember, StoredReadiness } from "./rows";
+import { decodeRow, eventOfRow, StoredEvent, StoredMember, StoredReadiness } from "./rows";
 import type { Tables } from "./tables";
 
 /** A member's VMs named by this many events or fewer are point-read; more reads the partition. */
@@ -202,7 +202,7 @@ export class StateReader {
    */
   private addEvent(loaded: Loaded, row: StoredEntity): void {
     rememberEtag(loaded, "Events", row);
-    const ev = decodeRow(this.tables.Events, StoredEvent, row);
+    const ev = decodeRow(this.tables.Events, StoredEvent, row, eventOfRow(row));
     if (ev.ok) {
       loaded.state.events[ev.value.key] = ev.value;
       return;

@@ -7,7 +7,14 @@ import type { HistoryRow } from "./clusterStore";
 import type { StoredEntity } from "./codec";
 import { HistoryEntity } from "./history";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
-import { decodeRow, parseColumns, StoredEvent, StoredMember, StoredReadiness } from "./rows";
+import {
+  decodeRow,
+  eventOfRow,
+  parseColumns,
+  StoredEvent,
+  StoredMember,
+  StoredReadiness,
+} from "./rows";
 import type { Tables } from "./tables";
 
 /**
@@ -105,7 +112,7 @@ export class StatusQueries {
   async events(cluster: string, keys: readonly string[]): Promise<EventRecord[]> {
     const pk = encodeKey(cluster);
     const rows = await mapLimit(keys, CONCURRENCY, (k) => this.tables.Events.get(pk, encodeKey(k)));
-    return this.decoded(rows, (r) => decodeRow(this.tables.Events, StoredEvent, r));
+    return this.decoded(rows, (r) => decodeRow(this.tables.Events, StoredEvent, r, eventOfRow(r)));
   }
 
   async readiness(cluster: string, key: string): Promise<Dict<Readiness>> {
