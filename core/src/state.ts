@@ -54,7 +54,8 @@ export interface UnreadableEvent {
  * parses every other input. They describe every row a released coordinator wrote: a field added
  * later is optional ("absent in rows written before ..."), and a new one must be too.
  * Values that came from a relay's report reuse the protocol's schemas (VmIdentity, HookRun,
- * ImdsProblem): they passed them when written.
+ * ImdsProblem): they passed them when written. Fields are listed in the order the core builds
+ * them (observe.ts): a parsed row is rewritten as the same JSON text.
  */
 const EpochMs = z.number();
 
@@ -125,6 +126,11 @@ export const EventRecord = z.object({
   durationInSeconds: z.number().nullable(),
   description: z.string().nullable(),
   resources: z.array(z.string()),
+  // Who may change Resources (resources.ts). Absent in rows written before the guard existed.
+  resourcesIncarnation: z.number().nullable().optional(),
+  namedAtIncarnation: z.array(z.string()).optional(),
+  resourcesLeft: z.array(z.object({ vm: z.string(), incarnation: z.number() })).optional(),
+  resourceDisputes: z.array(ResourceDispute).optional(),
   /** The most advanced EventStatus any relay reported. */
   status: z.enum(["Scheduled", "Started"]),
   notBefore: EpochMs.nullable(),
@@ -146,11 +152,6 @@ export const EventRecord = z.object({
   approvalRule: ApprovalRule.nullable(),
   hold: OperatorOverride.nullable(),
   force: OperatorOverride.nullable(),
-  // Who may change Resources (resources.ts). Absent in rows written before the guard existed.
-  resourcesIncarnation: z.number().nullable().optional(),
-  namedAtIncarnation: z.array(z.string()).optional(),
-  resourcesLeft: z.array(z.object({ vm: z.string(), incarnation: z.number() })).optional(),
-  resourceDisputes: z.array(ResourceDispute).optional(),
 });
 export type EventRecord = z.infer<typeof EventRecord>;
 

@@ -36,6 +36,21 @@ describe("stored rows written by the previous version", () => {
     expect(parsed?.ok && parsed.value.hold?.reason).toBe("change freeze");
   });
 
+  it("are rewritten as the very same JSON text (fields in the order the core builds them)", () => {
+    const same = (name: string, schema: typeof StoredEvent | typeof StoredMember) => {
+      for (const row of fixture(name)) {
+        const r = decodeEntity(schema, row);
+        expect(r.ok && JSON.stringify(r.value)).toBe(row.d0);
+      }
+    };
+    same("Members", StoredMember);
+    same("Events", StoredEvent);
+    for (const row of fixture("Readiness")) {
+      const r = decodeEntity(StoredReadiness, row);
+      expect(r.ok && JSON.stringify(r.value)).toBe(row.d0);
+    }
+  });
+
   it("history and outbox rows parse with theirs", () => {
     expect(fixture("History").length).toBeGreaterThan(3);
     for (const row of fixture("History")) expect(HistoryEntity.safeParse(row).success).toBe(true);
