@@ -61,10 +61,19 @@ export function decideApproval(
     const drain = row?.drain ?? null;
     const dispute = disputes.find((d) => d.vm === mk);
     const hidden = member && imdsProblemBlocker(vm, member.imdsProblems);
+    const unreadable = !member && state.unreadableMembers?.[mk];
     if (hidden) {
       // Its relay cannot read all of its document: the unreadable part may be this very event
       // with other Resources, or another one naming the VM, so its drain proves nothing yet.
       blockers.push(hidden);
+    } else if (unreadable && policy.unmanagedVms === "block") {
+      // Its member row does not parse: whether its relay is live, and what it could not read
+      // in its IMDS document, are unknown. Its relay's next report rewrites the row.
+      blockers.push({
+        vm,
+        reason: "noLiveRelay",
+        detail: `its member row cannot be read (${unreadable}); its relay's next report rewrites it`,
+      });
     } else if (drain?.status === "succeeded") {
       drained.push(vm);
     } else if (dispute) {
@@ -150,6 +159,16 @@ export const IN_FLIGHT: ReadonlySet<Phase> = new Set([
   "Unplanned",
   "ExpiredAtNotBefore",
 ]);
+
+/**
+ * Quarantined events (state.ts) not known to have ended: they hold a share of the budget, since
+ * what their rows would say (and whether Azure started them) cannot be read.
+ */
+export function unreadableInFlight(state: ClusterState): string[] {
+  return Object.entries(state.unreadableEvents ?? {})
+    .filter(([, u]) => !u.ended)
+    .map(([key]) => key);
+}
 
 /** Events holding a share of the budget. Preempt and Terminate never do: they delete VMs anyway. */
 export function eventsInFlight(state: ClusterState, except: string): EventRecord[] {

@@ -1,7 +1,7 @@
 import { dict, withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { Phase } from "@quiesce/protocol/status";
-import { activeOverride, decideApproval, eventsInFlight } from "./approval";
+import { activeOverride, decideApproval, eventsInFlight, unreadableInFlight } from "./approval";
 import { budgetOrder } from "./budgetOrder";
 import { DELETES_VMS } from "./eventTypes";
 import { isLive } from "./liveness";
@@ -212,8 +212,8 @@ function tryElect(
   if (!c.seesScheduled(e.key)) return null; // invariant 3: only a VM that sees the event approves it
   const d = decideApproval(state, e, now, policy);
   if (!d.allowed) return null;
-  if (!d.bypassesBudget && eventsInFlight(state, e.key).length >= policy.maxEventsInFlight)
-    return null;
+  const inFlight = eventsInFlight(state, e.key).length + unreadableInFlight(state).length;
+  if (!d.bypassesBudget && inFlight >= policy.maxEventsInFlight) return null;
   const attempt = (e.lease?.attempt ?? e.failedApprovers.length) + 1;
   return {
     patch: {

@@ -1,5 +1,5 @@
 import type { Policy } from "@quiesce/protocol/policy";
-import { activeOverride, decideApproval, eventsInFlight } from "./approval";
+import { activeOverride, decideApproval, eventsInFlight, unreadableInFlight } from "./approval";
 import { recoversOwed } from "./evaluate";
 import type { ClusterState } from "./state";
 import type { Explanation } from "./types";
@@ -36,12 +36,13 @@ export function explain(
       } else if (!d.allowed) {
         waitingFor = `${d.blockers.length} of ${e.resources.length} affected VM(s) to drain: ${names(d.blockers)}`;
       } else {
-        const inFlight = eventsInFlight(state, e.key);
+        const inFlight = [
+          ...eventsInFlight(state, e.key).map((x) => x.eventId),
+          ...unreadableInFlight(state).map((k) => `${k} (row unreadable)`),
+        ];
         waitingFor =
           !d.bypassesBudget && inFlight.length >= policy.maxEventsInFlight
-            ? `the cluster's budget of ${policy.maxEventsInFlight} event(s) in flight, used by ${inFlight
-                .map((x) => x.eventId)
-                .join(", ")}`
+            ? `the cluster's budget of ${policy.maxEventsInFlight} event(s) in flight, used by ${inFlight.join(", ")}`
             : `an eligible relay (one that sees the event Scheduled) to report, to elect it approver (rule ${d.rule})`;
       }
       if (e.notBefore !== null)

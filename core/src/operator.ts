@@ -8,7 +8,7 @@ export class OperatorActionError extends Error {
   override name = "OperatorActionError";
   constructor(
     message: string,
-    readonly code: "notFound" | "ended",
+    readonly code: "notFound" | "ended" | "unreadable",
   ) {
     super(message);
   }
@@ -23,6 +23,12 @@ export function applyOperatorAction(
   policy: Policy,
 ): Decision {
   const stored = state.events[key];
+  const unreadable = state.unreadableEvents?.[key];
+  if (unreadable)
+    throw new OperatorActionError(
+      `event ${key}'s stored row cannot be read (${unreadable.problem}): delete the row to reset it (docs/coordinator.md, "Unreadable rows")`,
+      "unreadable",
+    );
   if (!stored)
     throw new OperatorActionError(
       `event ${key} is not known in cluster ${state.cluster}`,

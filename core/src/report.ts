@@ -49,6 +49,7 @@ export function applyReport(
 
   // Events in this document: create or update their records.
   for (const [key, ev] of docEvents) {
+    if (state.unreadableEvents?.[key]) continue; // quarantined (state.ts): never rebuilt from one report
     const stored = events[key];
     const updated = observeEvent(
       stored,
@@ -122,7 +123,7 @@ export function applyReport(
     }
   }
 
-  let next: ClusterState = { cluster: state.cluster, members, events, readiness };
+  let next: ClusterState = { ...state, members, events, readiness };
   const candidate: Candidate = {
     memberKey: mk,
     seesScheduled: (key) => docEvents.get(key)?.EventStatus === "Scheduled",

@@ -1,4 +1,4 @@
-import { memberKey } from "./state";
+import { memberKey, type ResourceDispute } from "./state";
 
 /**
  * Who may change an event's `Resources` (invariant 1 against one dishonest or buggy relay).
@@ -29,13 +29,6 @@ export interface ResourceGuard {
   resourcesLeft: { vm: string; incarnation: number }[];
   /** VMs kept in Resources because views of one incarnation disagree about them. */
   resourceDisputes: ResourceDispute[];
-}
-
-export interface ResourceDispute {
-  vm: string;
-  /** A relay whose document names the VM. */
-  namedBy: string;
-  incarnation: number;
 }
 
 export interface ResourceChange {

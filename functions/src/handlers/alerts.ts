@@ -2,6 +2,7 @@ import { coverage } from "@quiesce/core";
 import { policyFor } from "@quiesce/protocol/policy";
 import { coverageStates } from "../status/coverageStates";
 import { iso } from "../status/views";
+import { collectUnreadable, withUnreadableRows } from "../store";
 import { type Handler, withAuth } from "./compose";
 import type { HandlerDeps } from "./deps";
 import { json } from "./http";
@@ -16,10 +17,12 @@ const SHOWN = 50;
 export function alertsHandler(deps: HandlerDeps): Handler {
   return withAuth(deps, "reader", async () => {
     const now = deps.clock.now();
-    const [states, undelivered] = await Promise.all([
-      coverageStates(deps, now),
-      deps.notifier.undelivered(),
-    ]);
+    const {
+      value: [states, undelivered],
+      unreadable,
+    } = await collectUnreadable(() =>
+      Promise.all([coverageStates(deps, now), deps.notifier.undelivered()]),
+    );
     const views = [];
     for (const state of states) {
       const policy = policyFor(deps.settings.QUIESCE_POLICY, state.cluster);
@@ -39,7 +42,7 @@ export function alertsHandler(deps: HandlerDeps): Handler {
       });
     }
     const rows = undelivered.sort((a, b) => b.createdAt - a.createdAt);
-    return json(200, {
+    const body = {
       now: iso(now),
       clusters: views,
       notifications: {
@@ -59,6 +62,7 @@ export function alertsHandler(deps: HandlerDeps): Handler {
           lastError: r.lastError || null,
         })),
       },
-    });
+    };
+    return json(200, withUnreadableRows(body, unreadable));
   });
 }

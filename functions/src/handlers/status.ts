@@ -12,7 +12,7 @@ import { clusterPage } from "../status/clusterPage";
 import { readEventDetail } from "../status/eventDetail";
 import { decodeEventToken, decodeMemberToken } from "../status/paging";
 import { statusPage } from "../status/statusPage";
-import { StatusQueries } from "../store";
+import { collectUnreadable, encodeKey, StatusQueries, withUnreadableRows } from "../store";
 import { type Handler, withAuth } from "./compose";
 import type { HandlerDeps } from "./deps";
 import { json, problem } from "./http";
@@ -31,7 +31,8 @@ export function statusHandler(deps: HandlerDeps): Handler {
     const token = q.value.continuation;
     const after = token === undefined ? null : decodeEventToken(token);
     if (token !== undefined && after === null) return problem(400, BAD_TOKEN);
-    return json(200, await statusPage(deps, queries, q.value, after));
+    const page = await collectUnreadable(() => statusPage(deps, queries, q.value, after));
+    return json(200, withUnreadableRows(page.value, page.unreadable));
   });
 }
 
@@ -47,9 +48,11 @@ export function clusterHandler(deps: HandlerDeps): Handler {
     const after = token === undefined ? null : decodeMemberToken(token);
     if (token !== undefined && after === null) return problem(400, BAD_TOKEN);
     const cluster = name.data;
-    const page = await clusterPage(deps, queries, cluster, q.value, after);
+    const { value: page, unreadable } = await collectUnreadable(() =>
+      clusterPage(deps, queries, cluster, q.value, after),
+    );
     if (!page) return problem(404, `cluster ${cluster} is not known: no relay has reported for it`);
-    return json(200, page);
+    return json(200, withUnreadableRows(page, unreadable));
   });
 }
 
@@ -94,8 +97,16 @@ export function eventHandler(deps: HandlerDeps): Handler {
     const found = await findEvent(deps, request.params.eventId, request.query.get("cluster"));
     if (!found.ok) return found.error;
     const { cluster, key } = found.value;
-    const detail = await readEventDetail(deps, queries, cluster, key);
+    const { value: detail, unreadable } = await collectUnreadable(() =>
+      readEventDetail(deps, queries, cluster, key),
+    );
+    const own = unreadable.find((u) => u.table === "Events" && u.rowKey === encodeKey(key));
+    if (!detail && own)
+      return problem(
+        409,
+        `event ${request.params.eventId}'s stored row cannot be read (${own.problem}): it is quarantined, never approved early (docs/coordinator.md, "Unreadable rows")`,
+      );
     if (!detail) return problem(404, `event ${request.params.eventId} is no longer known`);
-    return json(200, detail);
+    return json(200, withUnreadableRows(detail, unreadable));
   });
 }

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { odata } from "@azure/data-tables";
-import type { NotificationSink } from "@quiesce/protocol/policy";
-import { fromEntity, type StoredEntity, toEntity } from "../store/codec";
+import { NotificationKind, NotificationSink } from "@quiesce/protocol/policy";
+import { z } from "zod";
+import { type StoredEntity, toEntity } from "../store/codec";
 import { encodeKey } from "../store/keys";
+import { decodeRow, parseColumns } from "../store/rows";
 import { ConcurrencyConflict, type CountedTable } from "../store/tables";
 import type { Notification } from "./due";
 
@@ -13,28 +15,54 @@ import type { Notification } from "./due";
  * dropped. Rows are kept (for the dedupe and the status API) until the retention purge.
  */
 
-export type OutboxState = "pending" | "delivered" | "dropped";
+export const OutboxState = z.enum(["pending", "delivered", "dropped"]);
+export type OutboxState = z.infer<typeof OutboxState>;
 
-export interface OutboxRow {
-  partitionKey: string;
-  rowKey: string;
-  etag: string;
-  state: OutboxState;
-  sink: NotificationSink;
-  cluster: string;
-  kind: string;
-  createdAt: number;
-  dueAt: number;
-  attempts: number;
-  claimUntil: number;
-  lastError: string;
-  notification: Notification;
-}
+/** The row's plain columns, as `enqueue` and `write` set them. */
+const OutboxColumns = z.object({
+  partitionKey: z.string(),
+  rowKey: z.string(),
+  etag: z.string().default(""),
+  state: OutboxState,
+  sink: NotificationSink,
+  cluster: z.string(),
+  kind: z.string(),
+  createdAt: z.number(),
+  dueAt: z.number(),
+  attempts: z.number(),
+  claimUntil: z.number(),
+  lastError: z.string().default(""),
+});
+
+/** The notification, stored as JSON in d0..dN (codec.ts); checked against notify/core.ts's type. */
+const StoredNotification = z.object({
+  key: z.string(),
+  cluster: z.string(),
+  kind: NotificationKind,
+  severity: z.enum(["info", "warning", "critical"]),
+  at: z.number(),
+  title: z.string(),
+  text: z.string(),
+  facts: z.array(z.object({ name: z.string(), value: z.string() })),
+  eventId: z.string().optional(),
+  vm: z.string().optional(),
+});
+// The schema and the type are one shape, both ways: a field added to only one fails here.
+type Same<A, B> = [A, keyof A] extends [B, keyof B]
+  ? [B, keyof B] extends [A, keyof A]
+    ? true
+    : false
+  : false;
+export const NOTIFICATION_SCHEMA_MATCHES: Same<
+  z.infer<typeof StoredNotification>,
+  Notification
+> = true;
+
+export const OutboxRow = OutboxColumns.extend({ notification: StoredNotification });
+export type OutboxRow = z.infer<typeof OutboxRow>;
 
 export const rowKeyFor = (n: Notification, sink: NotificationSink) =>
   `${n.kind}.${sink}.${createHash("sha256").update(n.key).digest("hex").slice(0, 40)}`;
-
-const num = (v: unknown) => (typeof v === "number" ? v : Number(v ?? 0));
 
 export class Outbox {
   constructor(private readonly table: CountedTable) {}
@@ -62,6 +90,7 @@ export class Outbox {
       const etag = await this.table.insert(entity);
       return this.row({ ...entity, etag });
     } catch (e) {
+      // Exists: queued already (or a row of this key that does not parse: never sent, listed).
       if (e instanceof ConcurrencyConflict) return null;
       throw e;
     }
@@ -70,8 +99,7 @@ export class Outbox {
   /** Pending rows due now; a claimed one is skipped until its claim runs out. */
   async due(now: number, limit: number): Promise<OutboxRow[]> {
     const rows = await this.table.query(odata`state eq 'pending' and dueAt le ${now}`);
-    return rows
-      .map((r) => this.row(r))
+    return this.rows(rows)
       .filter((r) => r.claimUntil <= now)
       .sort((a, b) => a.dueAt - b.dueAt)
       .slice(0, limit);
@@ -110,7 +138,7 @@ export class Outbox {
 
   /** Rows not delivered (pending and dropped): what the status API shows. */
   async undelivered(): Promise<OutboxRow[]> {
-    return (await this.table.query(odata`state ne 'delivered'`)).map((r) => this.row(r));
+    return this.rows(await this.table.query(odata`state ne 'delivered'`));
   }
 
   async purge(before: number): Promise<number> {
@@ -132,21 +160,23 @@ export class Outbox {
     });
   }
 
-  private row(e: StoredEntity): OutboxRow {
-    return {
-      partitionKey: e.partitionKey,
-      rowKey: e.rowKey,
-      etag: e.etag ?? "",
-      state: e.state as OutboxState,
-      sink: e.sink as NotificationSink,
-      cluster: String(e.cluster),
-      kind: String(e.kind),
-      createdAt: num(e.createdAt),
-      dueAt: num(e.dueAt),
-      attempts: num(e.attempts),
-      claimUntil: num(e.claimUntil),
-      lastError: String(e.lastError ?? ""),
-      notification: fromEntity<Notification>(e),
-    };
+  /**
+   * Rows through their schema. One that does not parse is left out (never delivered, never
+   * claimed; counted and listed by rows.ts) until the retention purge deletes it.
+   */
+  private rows(entities: StoredEntity[]): OutboxRow[] {
+    const out: OutboxRow[] = [];
+    for (const e of entities) {
+      const row = this.row(e);
+      if (row) out.push(row);
+    }
+    return out;
+  }
+
+  private row(e: StoredEntity): OutboxRow | null {
+    const columns = parseColumns(this.table, OutboxColumns, e);
+    if (!columns.ok) return null;
+    const notification = decodeRow(this.table, StoredNotification, e);
+    return notification.ok ? { ...columns.value, notification: notification.value } : null;
   }
 }

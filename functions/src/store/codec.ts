@@ -5,6 +5,9 @@
  * A few plain columns beside the JSON exist only to be queried.
  */
 
+import { parseJsonWith, type Result } from "@quiesce/protocol";
+import type { z } from "zod";
+
 const CHUNK_CHARS = 30_000;
 const MAX_CHUNKS = 30;
 
@@ -53,13 +56,35 @@ function splitJson(json: string): string[] {
   return parts;
 }
 
-export function fromEntity<T>(entity: Record<string, unknown>): T {
-  const chunks = Number(entity.n ?? 1);
+/** The record's JSON text, put back together from d0..dN, or what is missing from the entity. */
+export function entityJson(entity: Record<string, unknown>): Result<string> {
+  const chunks = entity.n ?? 1;
+  if (typeof chunks !== "number" || !Number.isInteger(chunks) || chunks < 1 || chunks > MAX_CHUNKS)
+    return { ok: false, error: `n: not a part count (${String(chunks).slice(0, 40)})` };
   let json = "";
   for (let i = 0; i < chunks; i++) {
     const part = entity[`d${i}`];
-    if (typeof part !== "string") throw new Error(`entity ${String(entity.rowKey)} lacks d${i}`);
+    if (typeof part !== "string") return { ok: false, error: `d${i}: missing` };
     json += part;
   }
-  return JSON.parse(json) as T;
+  return { ok: true, value: json };
+}
+
+/** A stored record through its schema: the value, or one line saying why it does not parse. */
+export function decodeEntity<S extends z.ZodType>(
+  schema: S,
+  entity: Record<string, unknown>,
+): Result<z.output<S>> {
+  const json = entityJson(entity);
+  return json.ok ? parseJsonWith(schema, json.value) : json;
+}
+
+/**
+ * @deprecated Unchecked, for tools that peek at rows (bench/scale.ts): the coordinator reads
+ * every row through its schema (decodeEntity, rows.ts).
+ */
+export function fromEntity<T>(entity: Record<string, unknown>): T {
+  const json = entityJson(entity);
+  if (!json.ok) throw new Error(`entity ${String(entity.rowKey)}: ${json.error}`);
+  return JSON.parse(json.value) as T;
 }

@@ -1,10 +1,29 @@
 import { odata } from "@azure/data-tables";
 import type { Transition } from "@quiesce/core";
+import { z } from "zod";
 import type { StoredEntity } from "./codec";
 import { eventPartition } from "./keys";
 import type { Tables } from "./tables";
 
 /** History: PK cluster|eventKey, RK time-seq-random: transitions and the operator audit. */
+
+/**
+ * A history row's plain columns as `append` writes them, parsed on read (statusQueries.ts).
+ * Transitions carry from/to, operator actions action/by; `kind` other than "operator" reads as
+ * a transition.
+ */
+export const HistoryEntity = z.object({
+  at: z.number(),
+  kind: z.string().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  action: z.string().optional(),
+  reason: z.string().optional(),
+  vm: z.string().optional(),
+  by: z.string().optional(),
+  ttlSeconds: z.number().optional(),
+});
+export type HistoryEntity = z.infer<typeof HistoryEntity>;
 
 export interface HistoryRow {
   at: number;

@@ -3,5 +3,6 @@ export * from "./codec";
 export * from "./keys";
 export * from "./open";
 export * from "./retry";
+export * from "./rows";
 export * from "./statusQueries";
 export * from "./tables";

@@ -1,3 +1,4 @@
+import { backoffMs, delay } from "@quiesce/protocol";
 import { ConcurrencyConflict } from "./tables";
 
 /** Every attempt lost its race: the caller answers 503 with Retry-After. */
@@ -30,8 +31,7 @@ export async function withConflictRetry<T>(
     } catch (e) {
       if (!(e instanceof ConcurrencyConflict)) throw e;
       if (n >= max) throw new RetriesExhausted(n);
-      const cap = Math.min(500, base * 2 ** (n - 1));
-      await new Promise((r) => setTimeout(r, Math.random() * cap));
+      await delay(backoffMs(n, { baseMs: base, maxMs: 500, jitter: "full" }));
     }
   }
 }

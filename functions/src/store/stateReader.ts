@@ -1,10 +1,18 @@
 import { odata } from "@azure/data-tables";
-import { type EventRecord, isEnded, type Member, memberKey, type Readiness } from "@quiesce/core";
-import { dict } from "@quiesce/protocol";
-import { fromEntity } from "./codec";
+import {
+  type EventRecord,
+  isEnded,
+  type Member,
+  memberKey,
+  type Readiness,
+  type UnreadableEvent,
+} from "@quiesce/core";
+import { type Dict, dict } from "@quiesce/protocol";
+import type { StoredEntity } from "./codec";
 import type { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
 import { emptyLoaded, etagKey, type Loaded, rememberEtag } from "./loaded";
+import { decodeRow, eventOfRow, StoredEvent, StoredMember, StoredReadiness } from "./rows";
 import type { Tables } from "./tables";
 
 /**
@@ -80,10 +88,9 @@ export class StateReader {
   async addClusterEvents(loaded: Loaded): Promise<Loaded> {
     const pk = encodeKey(loaded.state.cluster);
     for (const row of await this.tables.Events.query(odata`PartitionKey eq ${pk}`)) {
-      const ev = fromEntity<EventRecord>(row);
-      if (loaded.state.events[ev.key]) continue;
-      loaded.state.events[ev.key] = ev;
-      rememberEtag(loaded, "Events", row);
+      const key = decodeKey(row.rowKey);
+      if (loaded.state.events[key] || loaded.state.unreadableEvents?.[key]) continue;
+      this.addEvent(loaded, row);
     }
     loaded.onlyItsEvents = false;
     return loaded;
@@ -122,11 +129,7 @@ export class StateReader {
         )
       : await this.tables.Events.query(odata`PartitionKey eq ${pk}`);
     if (opts.onlyItsEvents) loaded.onlyItsEvents = true;
-    for (const row of rows) {
-      const ev = fromEntity<EventRecord>(row);
-      loaded.state.events[ev.key] = ev;
-      rememberEtag(loaded, "Events", row);
-    }
+    for (const row of rows) this.addEvent(loaded, row);
     const only = opts.readinessOnlyFor;
     // A report's own events are read even without an event row: an attempt that failed after
     // writing readiness but before the event (a lost race, a 5xx, a crash) left rows the next
@@ -156,18 +159,28 @@ export class StateReader {
     const { cluster } = loaded.state;
     const row = await this.tables.Members.get(encodeKey(cluster), encodeKey(mk));
     if (!row) return undefined;
-    const member = fromEntity<Member>(row);
-    loaded.state.members[mk] = member;
+    // Unreadable: left out (ClusterState.unreadableMembers: no live relay), its ETag kept so the
+    // VM's own next report replaces the row instead of failing to create it (409) forever.
     rememberEtag(loaded, "Members", row);
-    if (row.etag) this.idleMembers.remember(cluster, mk, member, row.etag);
-    return member;
+    const member = decodeRow(this.tables.Members, StoredMember, row);
+    if (!member.ok) {
+      this.idleMembers.forget(cluster, mk);
+      unreadableMember(loaded, mk, member.error);
+      return undefined;
+    }
+    loaded.state.members[mk] = member.value;
+    if (row.etag) this.idleMembers.remember(cluster, mk, member.value, row.etag);
+    return member.value;
   }
 
   private async readAllMembers(loaded: Loaded): Promise<void> {
     const pk = encodeKey(loaded.state.cluster);
     for (const row of await this.tables.Members.query(odata`PartitionKey eq ${pk}`)) {
-      loaded.state.members[decodeKey(row.rowKey)] = fromEntity<Member>(row);
       rememberEtag(loaded, "Members", row);
+      const member = decodeRow(this.tables.Members, StoredMember, row);
+      const mk = decodeKey(row.rowKey);
+      if (member.ok) loaded.state.members[mk] = member.value;
+      else unreadableMember(loaded, mk, member.error);
     }
   }
 
@@ -179,9 +192,7 @@ export class StateReader {
     await Promise.all(
       mks.map(async (mk) => {
         const row = await this.tables.Readiness.get(pk, encodeKey(mk));
-        if (!row) return;
-        byMember[mk] = fromEntity<Readiness>(row);
-        rememberEtag(loaded, "Readiness", row);
+        if (row) this.addReadiness(loaded, byMember, mk, row);
       }),
     );
   }
@@ -190,12 +201,48 @@ export class StateReader {
     const pk = eventPartition(loaded.state.cluster, key);
     const rows = await this.tables.Readiness.query(odata`PartitionKey eq ${pk}`);
     const byMember = dict<Readiness>();
-    for (const row of rows) {
-      byMember[decodeKey(row.rowKey)] = fromEntity<Readiness>(row);
-      rememberEtag(loaded, "Readiness", row);
-    }
+    for (const row of rows) this.addReadiness(loaded, byMember, decodeKey(row.rowKey), row);
     loaded.state.readiness[key] = byMember;
   }
+
+  /**
+   * An event row that does not parse is quarantined (ClusterState.unreadableEvents): the core
+   * must neither rebuild it from one report (losing its lease, hold and Resources guard) nor
+   * approve it. Its `ended` column, a plain one, says whether it still holds budget.
+   */
+  private addEvent(loaded: Loaded, row: StoredEntity): void {
+    rememberEtag(loaded, "Events", row);
+    const ev = decodeRow(this.tables.Events, StoredEvent, row, eventOfRow(row));
+    if (ev.ok) {
+      loaded.state.events[ev.value.key] = ev.value;
+      return;
+    }
+    loaded.state.unreadableEvents ??= dict<UnreadableEvent>();
+    loaded.state.unreadableEvents[decodeKey(row.rowKey)] = {
+      ended: row.ended === true,
+      problem: ev.error,
+    };
+  }
+
+  /**
+   * A readiness row that does not parse is left out: that VM is not confirmed drained (it blocks
+   * approval), and its ETag is kept so the VM's own next report replaces the row.
+   */
+  private addReadiness(
+    loaded: Loaded,
+    byMember: Dict<Readiness>,
+    mk: string,
+    row: StoredEntity,
+  ): void {
+    rememberEtag(loaded, "Readiness", row);
+    const r = decodeRow(this.tables.Readiness, StoredReadiness, row);
+    if (r.ok) byMember[mk] = r.value;
+  }
+}
+
+function unreadableMember(loaded: Loaded, mk: string, problem: string): void {
+  loaded.state.unreadableMembers ??= dict<string>();
+  loaded.state.unreadableMembers[mk] = problem;
 }
 
 /**

@@ -2,9 +2,19 @@ import { odata } from "@azure/data-tables";
 import type { EventRecord, Member, Readiness } from "@quiesce/core";
 import { type Dict, dict } from "@quiesce/protocol";
 import { PHASES, type Phase } from "@quiesce/protocol/status";
+import { z } from "zod";
 import type { HistoryRow } from "./clusterStore";
-import { fromEntity, type StoredEntity } from "./codec";
+import type { StoredEntity } from "./codec";
+import { HistoryEntity } from "./history";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
+import {
+  decodeRow,
+  eventOfRow,
+  parseColumns,
+  StoredEvent,
+  StoredMember,
+  StoredReadiness,
+} from "./rows";
 import type { Tables } from "./tables";
 
 /**
@@ -53,21 +63,16 @@ const HEAD_COLUMNS = [
   "endedAt",
   "firstSeenAt",
 ];
-const isPhase = (v: unknown): v is Phase => (PHASES as readonly unknown[]).includes(v);
-
-function headOf(row: StoredEntity): EventHead | null {
-  if (!isPhase(row.phase)) return null;
-  const parsed = typeof row.timestamp === "string" ? Date.parse(row.timestamp) : Number.NaN;
-  const stamp = Number.isFinite(parsed) ? parsed : 0;
-  return {
-    cluster: decodeKey(row.partitionKey),
-    key: decodeKey(row.rowKey),
-    eventId: typeof row.eventId === "string" ? row.eventId : decodeKey(row.rowKey),
-    phase: row.phase,
-    endedAt: typeof row.endedAt === "number" ? row.endedAt : null,
-    firstSeenAt: typeof row.firstSeenAt === "number" ? row.firstSeenAt : stamp,
-  };
-}
+/** The plain columns an event row carries beside its JSON (stateWriter.ts, eventEntity). */
+const EventHeadColumns = z.object({
+  phase: z.enum(PHASES),
+  eventId: z.string().optional(),
+  /** Absent while the event has not ended. */
+  endedAt: z.number().optional(),
+  /** Absent in rows written before the status API paged. */
+  firstSeenAt: z.number().optional(),
+  timestamp: z.string().optional(),
+});
 
 export class StatusQueries {
   constructor(private readonly tables: Tables) {}
@@ -85,21 +90,39 @@ export class StatusQueries {
       parts.push(`(${opts.phases.map((p) => odata`phase eq ${p}`).join(" or ")})`);
     const filter = parts.length > 0 ? parts.join(" and ") : undefined;
     const rows = await this.tables.Events.query(filter, HEAD_COLUMNS);
-    return rows.map(headOf).filter((h): h is EventHead => h !== null);
+    return rows.flatMap((row) => {
+      const head = parseColumns(this.tables.Events, EventHeadColumns, row);
+      if (!head.ok) return [];
+      const h = head.value;
+      const parsed = h.timestamp === undefined ? Number.NaN : Date.parse(h.timestamp);
+      return [
+        {
+          cluster: decodeKey(row.partitionKey),
+          key: decodeKey(row.rowKey),
+          eventId: h.eventId ?? decodeKey(row.rowKey),
+          phase: h.phase,
+          endedAt: h.endedAt ?? null,
+          firstSeenAt: h.firstSeenAt ?? (Number.isFinite(parsed) ? parsed : 0),
+        },
+      ];
+    });
   }
 
   /** Full event rows by key, for one page. Missing rows (forgotten meanwhile) are left out. */
   async events(cluster: string, keys: readonly string[]): Promise<EventRecord[]> {
     const pk = encodeKey(cluster);
     const rows = await mapLimit(keys, CONCURRENCY, (k) => this.tables.Events.get(pk, encodeKey(k)));
-    return rows.filter((r): r is StoredEntity => r !== null).map((r) => fromEntity<EventRecord>(r));
+    return this.decoded(rows, (r) => decodeRow(this.tables.Events, StoredEvent, r, eventOfRow(r)));
   }
 
   async readiness(cluster: string, key: string): Promise<Dict<Readiness>> {
     const pk = eventPartition(cluster, key);
     const rows = await this.tables.Readiness.query(odata`PartitionKey eq ${pk}`);
     const byMember = dict<Readiness>();
-    for (const row of rows) byMember[decodeKey(row.rowKey)] = fromEntity<Readiness>(row);
+    for (const row of rows) {
+      const r = decodeRow(this.tables.Readiness, StoredReadiness, row);
+      if (r.ok) byMember[decodeKey(row.rowKey)] = r.value;
+    }
     return byMember;
   }
 
@@ -115,9 +138,8 @@ export class StatusQueries {
       // A record longer than one column (a member listing very many events) is read whole.
       const full =
         Number(row.n ?? 1) > 1 ? await this.tables.Members.get(row.partitionKey, row.rowKey) : row;
-      return full
-        ? { cluster: decodeKey(row.partitionKey), member: fromEntity<Member>(full) }
-        : null;
+      const member = full ? decodeRow(this.tables.Members, StoredMember, full) : null;
+      return member?.ok ? { cluster: decodeKey(row.partitionKey), member: member.value } : null;
     });
     for (const p of parsed) {
       if (!p) continue;
@@ -134,7 +156,7 @@ export class StatusQueries {
     const rows = await mapLimit(memberKeys, CONCURRENCY, (mk) =>
       this.tables.Members.get(pk, encodeKey(mk)),
     );
-    return rows.filter((r): r is StoredEntity => r !== null).map((r) => fromEntity<Member>(r));
+    return this.decoded(rows, (r) => decodeRow(this.tables.Members, StoredMember, r));
   }
 
   /**
@@ -152,7 +174,7 @@ export class StatusQueries {
       "RowKey",
     ]);
     const truncated = keys.length > max;
-    const from = truncated ? (keys[keys.length - max] as StoredEntity).rowKey : null;
+    const from = truncated ? (keys.at(-max)?.rowKey ?? null) : null;
     const rows =
       keys.length === 0
         ? []
@@ -161,19 +183,38 @@ export class StatusQueries {
               ? odata`PartitionKey eq ${pk}`
               : odata`PartitionKey eq ${pk} and RowKey ge ${from}`,
           );
-    return { rows: rows.slice(-max).map((r) => historyRow(key, r)), truncated };
+    return {
+      rows: rows.slice(-max).flatMap((r) => {
+        const h = parseColumns(this.tables.History, HistoryEntity, r);
+        return h.ok ? [historyRow(key, h.value)] : [];
+      }),
+      truncated,
+    };
+  }
+
+  /** Rows found, through their schema: those missing (forgotten meanwhile) or unreadable are left out. */
+  private decoded<T>(
+    rows: readonly (StoredEntity | null)[],
+    decode: (row: StoredEntity) => { ok: true; value: T } | { ok: false },
+  ): T[] {
+    const out: T[] = [];
+    for (const row of rows) {
+      const r = row ? decode(row) : null;
+      if (r?.ok) out.push(r.value);
+    }
+    return out;
   }
 }
 
-export function historyRow(key: string, r: StoredEntity): HistoryRow {
+export function historyRow(key: string, r: HistoryEntity): HistoryRow {
   return {
-    at: Number(r.at),
+    at: r.at,
     eventKey: key,
     kind: r.kind === "operator" ? "operator" : "transition",
-    from: typeof r.from === "string" ? r.from : null,
-    to: typeof r.to === "string" ? r.to : typeof r.action === "string" ? r.action : "",
-    reason: String(r.reason ?? ""),
-    ...(typeof r.vm === "string" ? { vm: r.vm } : {}),
-    ...(typeof r.by === "string" ? { by: r.by } : {}),
+    from: r.from ?? null,
+    to: r.to ?? r.action ?? "",
+    reason: r.reason ?? "",
+    ...(r.vm !== undefined ? { vm: r.vm } : {}),
+    ...(r.by !== undefined ? { by: r.by } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { TableClient, type TableEntityResult, type TransactionAction } from "@azure/data-tables";
+import { TableClient, type TransactionAction } from "@azure/data-tables";
 import type { TokenCredential } from "@azure/identity";
 import type { StoredEntity } from "./codec";
 
@@ -47,10 +47,14 @@ export function isStorageUnavailable(e: unknown): boolean {
   return status === undefined || status === 429 || status >= 500;
 }
 
-export type TableOperation = "get" | "query" | "insert" | "replace" | "delete" | "batch";
-export type TableOutcome = "ok" | "conflict" | "notFound" | "error";
+/** "decode": a row read did not parse (rows.ts); told with outcome "unreadable" and 0 ms. */
+export type TableOperation = "get" | "query" | "insert" | "replace" | "delete" | "batch" | "decode";
+export type TableOutcome = "ok" | "conflict" | "notFound" | "error" | "unreadable";
 
-/** Told the duration and outcome of every table call (metrics); must be cheap and never throw. */
+/**
+ * Told the duration and outcome of every table call, and of every row read that does not parse
+ * (metrics); must be cheap and never throw.
+ */
 export type TableObserver = (
   table: string,
   operation: TableOperation,
@@ -63,8 +67,14 @@ export class CountedTable {
     private readonly client: TableClient,
     private readonly totals: OpCounts,
     private readonly observer?: TableObserver,
-    private readonly label = "",
+    /** The table's name without the prefix ("Members", "Outbox", ...). */
+    readonly label = "",
   ) {}
+
+  /** A row of this table did not parse (rows.ts): the observer counts it. */
+  unreadable(): void {
+    this.observer?.(this.label, "decode", 0, "unreadable");
+  }
 
   /** Times `fn` for the observer, if any (none: no clock read at all). */
   private async timed<T>(op: TableOperation, fn: () => Promise<T>): Promise<T> {
@@ -97,9 +107,9 @@ export class CountedTable {
   async get(partitionKey: string, rowKey: string): Promise<StoredEntity | null> {
     this.bump("reads");
     try {
-      return (await this.timed("get", () =>
-        this.client.getEntity(partitionKey, rowKey),
-      )) as TableEntityResult<Record<string, unknown>> as StoredEntity;
+      return storedEntity(
+        await this.timed("get", () => this.client.getEntity(partitionKey, rowKey)),
+      );
     } catch (e) {
       if (statusOf(e) === 404) return null;
       throw e;
@@ -116,7 +126,7 @@ export class CountedTable {
       this.bump("queries");
       const page = await this.timed("query", () => pages.next());
       if (page.done) break;
-      for (const row of page.value) rows.push(row as unknown as StoredEntity);
+      for (const row of page.value) rows.push(storedEntity(row));
       if (!page.value.continuationToken) break;
     }
     return rows;
@@ -192,6 +202,23 @@ export class CountedTable {
       }
     }
   }
+}
+
+/** What the service returns always carries both keys; its properties are checked by rows.ts. */
+function storedEntity(e: unknown): StoredEntity {
+  if (!isStoredEntity(e)) throw new Error("Table Storage returned an entity without its keys");
+  return e;
+}
+
+function isStoredEntity(e: unknown): e is StoredEntity {
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    "partitionKey" in e &&
+    typeof e.partitionKey === "string" &&
+    "rowKey" in e &&
+    typeof e.rowKey === "string"
+  );
 }
 
 export interface TableConnection {

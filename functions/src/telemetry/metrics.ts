@@ -25,6 +25,7 @@ export const METRICS = {
   conflicts: "quiesce.table.conflicts",
   retries: "quiesce.report.retries",
   tableDuration: "quiesce.table.duration",
+  unreadableRows: "quiesce.store.unreadable_rows",
   notifications: "quiesce.notifications",
   alerts: "quiesce.alerts",
 } as const;
@@ -41,6 +42,7 @@ export class Telemetry {
   private readonly conflicts;
   private readonly retries;
   private readonly tableDuration;
+  private readonly unreadableRows;
   private readonly notifications;
   private readonly alerts;
   /** Snapshots the sweep refreshes; the observable gauges read them at export time. */
@@ -77,6 +79,10 @@ export class Telemetry {
     this.tableDuration = meter.createHistogram(METRICS.tableDuration, {
       description: "Table Storage call latency",
       unit: "ms",
+    });
+    this.unreadableRows = meter.createCounter(METRICS.unreadableRows, {
+      description:
+        "Stored rows read that do not parse (left out, never trusted: docs/coordinator.md), by table",
     });
     this.notifications = meter.createCounter(METRICS.notifications, {
       description: "Notification deliveries: delivered, retried, dropped",
@@ -162,7 +168,8 @@ export class Telemetry {
   }
 
   readonly table: TableObserver = (table, operation, ms, outcome) => {
-    this.tableDuration.record(ms, { table, operation, outcome });
+    if (outcome === "unreadable") this.unreadableRows.add(1, { table });
+    else this.tableDuration.record(ms, { table, operation, outcome });
   };
 
   notification(

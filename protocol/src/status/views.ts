@@ -121,12 +121,29 @@ export const ClusterSummary = z.object({
 });
 export type ClusterSummary = z.infer<typeof ClusterSummary>;
 
+/**
+ * A stored row the coordinator could not parse (docs/coordinator.md, "Unreadable rows"): left out
+ * of the answer, and never trusted by a decision. The keys are the table's own, as stored.
+ */
+export const UnreadableRowView = z.object({
+  table: z.string(),
+  partitionKey: z.string(),
+  rowKey: z.string(),
+  /** The schema's one-line complaint, naming the field. */
+  problem: z.string(),
+});
+export type UnreadableRowView = z.infer<typeof UnreadableRowView>;
+
+/** The rows an answer read and could not parse; absent when all parsed, and from older coordinators. */
+const UnreadableRows = z.array(UnreadableRowView).optional();
+
 /** GET /api/status */
 export const StatusPage = z.object({
   now: Time,
   clusters: z.array(ClusterSummary),
   events: z.array(EventView),
   continuation: z.string().nullable(),
+  unreadableRows: UnreadableRows,
 });
 export type StatusPage = z.infer<typeof StatusPage>;
 
@@ -141,6 +158,7 @@ export const ClusterPage = ClusterSummary.extend({
   activeEvents: z.array(EventView),
   recentEndedEvents: z.array(EventView),
   policy: PolicyView,
+  unreadableRows: UnreadableRows,
 });
 export type ClusterPage = z.infer<typeof ClusterPage>;
 
@@ -184,5 +202,6 @@ export const EventDetail = EventView.extend({
   timeline: z.array(TimelineEntry),
   /** True when older entries were left out. */
   timelineTruncated: z.boolean(),
+  unreadableRows: UnreadableRows,
 });
 export type EventDetail = z.infer<typeof EventDetail>;
