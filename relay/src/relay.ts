@@ -4,8 +4,8 @@ import { type Clock, systemClock } from "./clock";
 import type { RelaySettings } from "./config";
 import { type TokenSource, tokenSource } from "./coordinator/auth";
 import { CoordinatorClient } from "./coordinator/client";
-import { markInterrupted } from "./core/reconcile";
-import type { RelayState } from "./core/state";
+import { markInterrupted } from "./decisions/reconcile";
+import type { RelayState } from "./decisions/state";
 import { type HookRunner, hookRunner } from "./hooks/runner";
 import { ImdsClient, type ImdsClientOptions } from "./imds/client";
 import { errorText, jsonLogger, type Logger } from "./log";
@@ -54,7 +54,7 @@ const DEFAULT_RETRY = { baseMs: 1_000, maxMs: 10_000 };
 const DEFAULT_HEARTBEAT_BOUNDS = { min: 1_000, max: 300_000 };
 
 /**
- * The imperative shell around the core (relay/src/core): two independent loops, IMDS polling
+ * The imperative shell around the pure decisions (relay/src/decisions): two independent loops, IMDS polling
  * (shell/imdsWatcher.ts) and reporting (shell/reporter.ts), plus hooks (shell/hookSupervisor.ts)
  * and approvals (shell/approver.ts) running beside them, all sharing one context
  * (shell/context.ts), so the coordinator or a slow hook never delays the next IMDS poll.

@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 import { parseJsonWith } from "@quiesce/protocol";
-import { emptyState, RelayState } from "./core/state";
+import { emptyState, RelayState } from "./decisions/state";
 
 export type LoadedState = { state: RelayState; problem?: string };
 

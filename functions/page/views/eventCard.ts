@@ -1,6 +1,6 @@
 import type { EventView } from "../api";
-import { ago, clock } from "../core/format";
-import { layoutBar, spansFromMilestones } from "../core/timeline";
+import { ago, clock } from "../model/format";
+import { layoutBar, spansFromMilestones } from "../model/timeline";
 import { h } from "../dom";
 import { type OperatorUi, operatorButtons } from "./operator";
 import { eventHref, phaseBadge } from "./phase";

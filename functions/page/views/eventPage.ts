@@ -1,6 +1,6 @@
 import type { EventDetail } from "../api";
-import { ago, clock } from "../core/format";
-import { layoutBar, spansFromTransitions } from "../core/timeline";
+import { ago, clock } from "../model/format";
+import { layoutBar, spansFromTransitions } from "../model/timeline";
 import { h } from "../dom";
 import { waitingFor } from "./eventCard";
 import { type OperatorUi, operatorButtons } from "./operator";

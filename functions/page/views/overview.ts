@@ -1,6 +1,6 @@
 import type { ClusterPage, EventView, MemberView } from "../api";
-import { ago, clock, outcome } from "../core/format";
-import { GROUP_KIND_LABEL, groupMembers } from "../core/groups";
+import { ago, clock, outcome } from "../model/format";
+import { GROUP_KIND_LABEL, groupMembers } from "../model/groups";
 import { h } from "../dom";
 import { eventCard } from "./eventCard";
 import type { OperatorUi } from "./operator";

@@ -1,5 +1,5 @@
-import { clock } from "../core/format";
-import type { TimelineBar } from "../core/timeline";
+import { clock } from "../model/format";
+import type { TimelineBar } from "../model/timeline";
 import { h } from "../dom";
 
 const PHASE_CLASS: Record<string, string> = {

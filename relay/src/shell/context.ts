@@ -1,7 +1,7 @@
 import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/protocol/imds";
 import type { Clock } from "../clock";
 import type { RelaySettings } from "../config";
-import type { RelayState } from "../core/state";
+import type { RelayState } from "../decisions/state";
 import type { Logger } from "../log";
 import type { StateWriter } from "../stateFile";
 

@@ -2,7 +2,7 @@ import type { ImdsProblem } from "@quiesce/protocol/imds";
 import { carryOverUnreadable, type VmIdentity } from "@quiesce/protocol/imds";
 import type { ImdsHealth } from "@quiesce/protocol/relay";
 import { delay, jitter } from "../clock";
-import { observeDocument, prune } from "../core/reconcile";
+import { observeDocument, prune } from "../decisions/reconcile";
 import type { ImdsClient, ScheduledEventsRead } from "../imds/client";
 import { errorText } from "../log";
 import type { RelayContext } from "./context";

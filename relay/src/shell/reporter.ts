@@ -1,8 +1,8 @@
 import { type Directive, PROTOCOL_VERSION, type RelayReport } from "@quiesce/protocol/relay";
 import { delay, jitter } from "../clock";
 import type { CoordinatorClient } from "../coordinator/client";
-import { unacknowledgedHooks } from "../core/acknowledged";
-import { reportedHooks, requestRecover } from "../core/reconcile";
+import { unacknowledgedHooks } from "../decisions/acknowledged";
+import { reportedHooks, requestRecover } from "../decisions/reconcile";
 import { errorText } from "../log";
 import { RELAY_VERSION } from "../version";
 import type { Approver } from "./approver";

@@ -4,8 +4,9 @@ import type { ApprovalResult, EventHooks, HookRun } from "@quiesce/protocol/rela
 import type { EventRecord, HookKind, RelayState } from "./state";
 
 /**
- * The relay's functional core: pure functions of (state, input, now). The loop in relay.ts feeds
- * them documents, hook outcomes and directives, and does what they say.
+ * The relay's pure decisions: functions of (state, input, now). The loops in shell/ feed them
+ * documents (imdsWatcher.ts), hook outcomes (hookSupervisor.ts), directives (reporter.ts) and
+ * approval results (approver.ts), and do what they say.
  */
 
 export interface HookAction {
