@@ -1,4 +1,3 @@
-export * from "./clock";
 export * from "./config";
 export type { TokenSource } from "./coordinator/auth";
 export * from "./decisions/approve";

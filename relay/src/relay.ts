@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { type Clock, systemClock } from "@quiesce/protocol";
 import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/protocol/imds";
-import { type Clock, systemClock } from "./clock";
 import type { RelaySettings } from "./config";
 import { type TokenSource, tokenSource } from "./coordinator/auth";
 import { CoordinatorClient } from "./coordinator/client";

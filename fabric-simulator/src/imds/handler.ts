@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { setTimeout as delay } from "node:timers/promises";
+import { delay } from "@quiesce/protocol";
 import { StartRequestsBody } from "@quiesce/protocol/imds";
 import type { FabricEngine } from "../engine";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";

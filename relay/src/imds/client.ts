@@ -1,4 +1,4 @@
-import { describeZodError } from "@quiesce/protocol";
+import { backoffMs, delay, describeZodError } from "@quiesce/protocol";
 import {
   type ImdsProblem,
   INSTANCE_METADATA_API_VERSION,
@@ -8,7 +8,6 @@ import {
   type VmIdentity,
   vmIdentityFromInstanceMetadata,
 } from "@quiesce/protocol/imds";
-import { delay, jitter } from "../clock";
 import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
 import { Pacer } from "./pacer";
@@ -147,11 +146,15 @@ export class ImdsClient {
     budgetMs = this.o.retryBudgetMs,
   ): Promise<Attempt> {
     const started = performance.now();
-    let wait = this.o.retryBaseMs;
+    const backoff = {
+      baseMs: this.o.retryBaseMs,
+      maxMs: this.o.retryMaxMs,
+      jitter: "equal",
+    } as const;
     for (let n = 1; ; n++) {
       const a = await attempt();
       if (!retriable(a) || signal?.aborted) return a;
-      const waitMs = jitter(wait);
+      const waitMs = backoffMs(n, backoff);
       if (performance.now() - started + waitMs > budgetMs) return a;
       this.o.onRetry?.({
         what,
@@ -160,7 +163,6 @@ export class ImdsClient {
         waitMs: Math.round(waitMs),
       });
       await delay(waitMs, signal);
-      wait = Math.min(wait * 2, this.o.retryMaxMs);
     }
   }
 

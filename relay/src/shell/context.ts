@@ -1,5 +1,5 @@
+import type { Clock } from "@quiesce/protocol";
 import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/protocol/imds";
-import type { Clock } from "../clock";
 import type { RelaySettings } from "../config";
 import type { RelayState } from "../decisions/state";
 import type { Logger } from "../log";

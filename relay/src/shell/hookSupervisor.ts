@@ -1,6 +1,12 @@
 import { entryOf } from "@quiesce/protocol";
 import type { VmIdentity } from "@quiesce/protocol/imds";
-import { dueHooks, type HookAction, hookFinished, hookStarted, prune } from "../decisions/reconcile";
+import {
+  dueHooks,
+  type HookAction,
+  hookFinished,
+  hookStarted,
+  prune,
+} from "../decisions/reconcile";
 import { hookTimeoutMs } from "../decisions/timeouts";
 import type { HookOutcome } from "../hooks/outcome";
 import type { HookRunner } from "../hooks/runner";

@@ -1,5 +1,5 @@
+import { backoffMs, delay } from "@quiesce/protocol";
 import { type Directive, PROTOCOL_VERSION, type RelayReport } from "@quiesce/protocol/relay";
-import { delay, jitter } from "../clock";
 import type { CoordinatorClient } from "../coordinator/client";
 import { unacknowledgedHooks } from "../decisions/acknowledged";
 import { reportedHooks, requestRecover } from "../decisions/reconcile";
@@ -71,7 +71,6 @@ export class Reporter {
     const { ctx, retry, bounds, stats } = this;
     const { log } = ctx;
     let heartbeatMs = bounds.min;
-    let backoff = retry.baseMs;
     while (!ctx.stopped) {
       if (!ctx.vm || !ctx.reports.dirty) {
         await ctx.reports.sleep(ctx.vm ? heartbeatMs : 60_000);
@@ -89,7 +88,6 @@ export class Reporter {
         stats.reports++;
         stats.lastAnswerAt = ctx.iso();
         stats.lastError = undefined;
-        backoff = retry.baseMs;
         const { hooksStored, activeReportSeconds } = outcome.response;
         if (activeReportSeconds !== undefined) this.activeMs = activeReportSeconds * 1000;
         this.unacknowledged = unacknowledgedHooks(report, hooksStored);
@@ -121,13 +119,17 @@ export class Reporter {
           });
         }
         ctx.reports.dirty = true; // the current view is still owed, whatever changes meanwhile
-        await delay(jitter(backoff), ctx.stopping.signal);
         // While something is owed (events in the document, hook states not yet stored) retry
         // at least at the active interval, so the cluster converges within one interval of the
         // coordinator answering again.
         const owed = this.unacknowledged || (ctx.latest?.Events.length ?? 0) > 0;
-        const cap = owed && this.activeMs ? Math.min(retry.maxMs, this.activeMs) : retry.maxMs;
-        backoff = Math.min(backoff * 2, cap);
+        const maxMs = owed && this.activeMs ? Math.min(retry.maxMs, this.activeMs) : retry.maxMs;
+        const waitMs = backoffMs(stats.failuresInARow, {
+          baseMs: retry.baseMs,
+          maxMs,
+          jitter: "equal",
+        });
+        await delay(waitMs, ctx.stopping.signal);
       }
     }
   }
