@@ -14,7 +14,7 @@ import { RelayContext } from "./shell/context";
 import { HookSupervisor } from "./shell/hookSupervisor";
 import { ImdsWatcher } from "./shell/imdsWatcher";
 import { Reporter } from "./shell/reporter";
-import { loadState, StateWriter } from "./stateFile";
+import { loadState, StateFileWriter } from "./stateFile";
 import { RELAY_VERSION } from "./version";
 
 export interface RelayOptions {
@@ -67,7 +67,7 @@ export async function startRelay(
   const clock = opts.clock ?? systemClock;
   const bootId = randomUUID();
 
-  const writer = new StateWriter(settings.QUIESCE_STATE_FILE, (e) =>
+  const writer = new StateFileWriter(settings.QUIESCE_STATE_FILE, (e) =>
     log.error("state file write failed", {
       file: settings.QUIESCE_STATE_FILE,
       error: errorText(e),

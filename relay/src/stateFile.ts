@@ -43,8 +43,11 @@ export async function saveState(path: string, state: RelayState): Promise<void> 
   await rename(tmp, path);
 }
 
-/** Serialises writes and coalesces bursts: only the latest state needs to reach the disk. */
-export class StateWriter {
+/**
+ * Writes the relay's state file: serialises writes and coalesces bursts, since only the latest
+ * state needs to reach the disk.
+ */
+export class StateFileWriter {
   private pending: RelayState | undefined;
   private running: Promise<void> | undefined;
 
