@@ -1,4 +1,4 @@
-import { ClusterName, describeZodError } from "@quiesce/protocol";
+import { BooleanText, ClusterName, describeZodError } from "@quiesce/protocol";
 import { z } from "zod";
 
 /**
@@ -7,10 +7,8 @@ import { z } from "zod";
  * ones infra/ and the install scripts set (a test keeps them in step through RELAY_SETTING_NAMES).
  */
 
-/** Env gives text, a JSON file gives booleans: accept both, and nothing else. */
-const flag = z
-  .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no"])])
-  .transform((v) => v === true || v === "true" || v === "1" || v === "yes");
+/** Env gives text (BooleanText's words), a JSON file gives booleans: accept both, and nothing else. */
+const flag = z.union([z.boolean(), BooleanText]);
 
 const optionalText = z.string().trim().min(1).optional();
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
