@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { localMetrics, startWebhookReceiver, type WebhookReceiver } from "@quiesce/functions";
 import { jsonLogger, LOG_LEVELS, type LogLevel, silentLogger } from "@quiesce/relay";
+import { type DemoArgs, parseDemoArgs } from "./args";
 import { type LocalCluster, startLocalCluster } from "./cluster";
 import { renderMetrics } from "./metricsSummary";
 import { play } from "./player";
@@ -14,67 +15,6 @@ import { renderSummary } from "./summary";
  * with a live narration and a summary. Ctrl-C stops everything.
  */
 
-const USAGE = `npm start [-- --scenario FILE] [--time-scale N] [--port N] [--exit | --stay]
-
-  --scenario FILE   play this scenario (default: demo/scenarios/default.json; format in README)
-  --time-scale N    simulated seconds per real second (overrides the scenario's)
-  --port N          coordinator port (default 7071; 0 picks a free one)
-  --exit            exit after the summary (default when stdin is not a terminal)
-  --stay            keep everything running after the summary until Ctrl-C`;
-
-interface Args {
-  scenario: string;
-  timeScale?: number;
-  port: number;
-  stay: boolean;
-}
-
-function parseArgs(argv: string[]): Args | string {
-  const root = resolve(__dirname, "..", "..");
-  const a: Args = {
-    scenario: join(root, "demo", "scenarios", "default.json"),
-    port: 7071,
-    stay: Boolean(process.stdin.isTTY),
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value`);
-      return v;
-    };
-    const number = (v: string) => {
-      const n = Number(v);
-      if (!Number.isFinite(n) || n < 0)
-        throw new Error(`${flag} needs a non-negative number, got "${v}"`);
-      return n;
-    };
-    switch (flag) {
-      case "--scenario":
-        a.scenario = resolve(value());
-        break;
-      case "--time-scale":
-        a.timeScale = number(value());
-        break;
-      case "--port":
-        a.port = number(value());
-        break;
-      case "--exit":
-        a.stay = false;
-        break;
-      case "--stay":
-        a.stay = true;
-        break;
-      case "--help":
-      case "-h":
-        return USAGE;
-      default:
-        throw new Error(`unknown argument ${flag}\n\n${USAGE}`);
-    }
-  }
-  return a;
-}
-
 /** QUIESCE_DEMO_RELAY_LOG=info (or debug, warn, error) shows the relays' JSON logs on stderr. */
 function relayLogger(level: string | undefined) {
   if (!level) return () => silentLogger;
@@ -85,10 +25,13 @@ function relayLogger(level: string | undefined) {
 }
 
 async function main(): Promise<number> {
-  let args: Args | string;
+  let args: DemoArgs | string;
   let scenario: Scenario;
   try {
-    args = parseArgs(process.argv.slice(2));
+    args = parseDemoArgs(process.argv.slice(2), {
+      scenario: join(resolve(__dirname, "..", ".."), "demo", "scenarios", "default.json"),
+      stay: Boolean(process.stdin.isTTY),
+    });
     if (typeof args === "string") {
       console.log(args);
       return 0;
