@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Result } from "@quiesce/protocol";
 import type { ScheduledEventsDocument, StartRequestsBody } from "@quiesce/protocol/imds";
 import type { z } from "zod";
 import type { SimClock } from "./clock";
@@ -35,6 +36,7 @@ import type {
   Fault,
   Instant,
   Outcome,
+  Refusal,
   SimEvent,
   StartRequestOutcome,
   TimelineEntry,
@@ -42,13 +44,15 @@ import type {
 import { Topology } from "./topology";
 
 /** A control call's failure, as both the HTTP routes (status + JSON) and the in-process API (throw) report it. */
-export interface ControlError {
-  readonly ok: false;
-  readonly status: 400 | 404 | 409;
-  readonly error: string;
+export interface ControlFailure extends Refusal {
   readonly issues?: ReadonlyArray<{ path: string; message: string }>;
 }
-export type ControlResult<T> = { readonly ok: true; readonly value: T } | ControlError;
+export type ControlResult<T> = Result<T, ControlFailure>;
+
+export const refused = (status: Refusal["status"], message: string): ControlResult<never> => ({
+  ok: false,
+  error: { status, message },
+});
 
 export interface Timeline {
   readonly entries: readonly TimelineEntry[];
@@ -70,13 +74,19 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): ControlResult<z.
   if (r.success) return { ok: true, value: r.data };
   return {
     ok: false,
-    status: 400,
-    error: "invalid request",
-    issues: r.error.issues.map((i) => ({ path: i.path.join(".") || "(body)", message: i.message })),
+    error: {
+      status: 400,
+      message: "invalid request",
+      issues: r.error.issues.map((i) => ({
+        path: i.path.join(".") || "(body)",
+        message: i.message,
+      })),
+    },
   };
 }
 
-const lift = <T>(o: Outcome<T>): ControlResult<T> => (o.ok ? { ok: true, value: o.value } : o);
+const lift = <T>(o: Outcome<T>): ControlResult<T> =>
+  o.ok ? { ok: true, value: o.value.value } : o;
 
 /**
  * The imperative shell around the fabric model: holds the one current state, reads the clock,
@@ -94,8 +104,8 @@ export class FabricEngine {
     readonly clock: SimClock,
   ) {
     const r = createFabric(topology, options);
-    if (!r.ok) throw new Error(`invalid topology: ${r.error}`);
-    this.currentState = r.value;
+    if (!r.ok) throw new Error(`invalid topology: ${r.error.message}`);
+    this.currentState = r.value.state;
   }
 
   private get current(): FabricState {
@@ -146,7 +156,7 @@ export class FabricEngine {
     const at = this.now();
     this.current = advance(this.current, at);
     const r = f(this.current, at);
-    if (r.ok) this.current = r.state;
+    if (r.ok) this.current = r.value.state;
     return lift(r);
   }
 
@@ -210,7 +220,7 @@ export class FabricEngine {
     if (!p.ok) return p;
     return this.apply((s, at) => {
       const next = clearFaults(s, p.value.vm, at);
-      return { ok: true, state: next, value: s.faults.length - next.faults.length };
+      return { ok: true, value: { state: next, value: s.faults.length - next.faults.length } };
     });
   }
 
@@ -230,9 +240,9 @@ export class FabricEngine {
     if (!p.ok) return p;
     const r = createFabric(p.value, this.current.options);
     if (!r.ok) return r;
-    this.current = r.value;
+    this.current = r.value.state;
     this.generationCounter++;
-    return { ok: true, value: r.value };
+    return { ok: true, value: r.value.state };
   }
 
   reset(): FabricState {

@@ -49,7 +49,7 @@ export class FabricControlError extends Error {
 
 function unwrap<T>(r: ControlResult<T>): T {
   if (r.ok) return r.value;
-  throw new FabricControlError(r.status, r.error, r.issues);
+  throw new FabricControlError(r.error.status, r.error.message, r.error.issues);
 }
 
 export interface FabricSimulator {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ControlResult, FabricEngine } from "../engine";
+import { type ControlResult, type FabricEngine, refused } from "../engine";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { scheduledEventsApiVersion } from "../imds/apiVersions";
 
@@ -80,10 +80,9 @@ const routes: Route[] = [
     pattern: /^\/groups\/([^/]+)\/document$/,
     run: ({ engine, params, query }) => {
       const group = params[0] as string;
-      if (!engine.state().groups[group])
-        return { ok: false, status: 404, error: `no group ${group}` };
+      if (!engine.state().groups[group]) return refused(404, `no group ${group}`);
       const v = scheduledEventsApiVersion(query.get("api-version") ?? "2020-07-01");
-      if (!v) return { ok: false, status: 400, error: "unknown api-version" };
+      if (!v) return refused(400, "unknown api-version");
       return okValue(engine.document(group, v));
     },
   },
@@ -99,7 +98,7 @@ const routes: Route[] = [
     pattern: /^\/events\/([^/]+)$/,
     run: ({ engine, params }) => {
       const e = engine.event(params[0] as string);
-      return e ? okValue(e) : { ok: false, status: 404, error: `no event ${params[0]}` };
+      return e ? okValue(e) : refused(404, `no event ${params[0]}`);
     },
   },
   {
@@ -140,11 +139,7 @@ const routes: Route[] = [
     run: ({ engine, query }) => {
       const since = Number(query.get("since") ?? "0");
       if (!Number.isInteger(since) || since < 0) {
-        return {
-          ok: false,
-          status: 400,
-          error: "since must be a non-negative integer (a timeline seq)",
-        };
+        return refused(400, "since must be a non-negative integer (a timeline seq)");
       }
       return okValue(engine.timeline(since));
     },
@@ -204,7 +199,8 @@ export async function handleControl(
   try {
     const r = await route.run({ engine, params, query, body, imdsUrl });
     if (!r.ok) {
-      return sendJson(res, r.status, { error: r.error, ...(r.issues ? { issues: r.issues } : {}) });
+      const { status, message, issues } = r.error;
+      return sendJson(res, status, { error: message, ...(issues ? { issues } : {}) });
     }
     return sendJson(res, route.status ?? 200, r.value);
   } catch (e) {

@@ -160,7 +160,7 @@ export class ImdsHandler {
       });
     }
     const r = this.engine.startRequests(vm.name, body.data);
-    if (!r.ok) return sendJson(res, r.status, { error: r.error });
+    if (!r.ok) return sendJson(res, r.error.status, { error: r.error.message });
     res.writeHead(200, { "content-length": 0 });
     res.end();
   }

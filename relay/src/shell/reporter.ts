@@ -88,10 +88,11 @@ export class Reporter {
         stats.reports++;
         stats.lastAnswerAt = ctx.iso();
         stats.lastError = undefined;
-        const { hooksStored, activeReportSeconds } = outcome.response;
+        const { response, skipped } = outcome.value;
+        const { hooksStored, activeReportSeconds } = response;
         if (activeReportSeconds !== undefined) this.activeMs = activeReportSeconds * 1000;
         this.unacknowledged = unacknowledgedHooks(report, hooksStored);
-        const askedMs = outcome.response.nextReportInSeconds * 1000;
+        const askedMs = response.nextReportInSeconds * 1000;
         const activeMs = this.activeMs;
         heartbeatMs = Math.min(
           bounds.max,
@@ -101,13 +102,13 @@ export class Reporter {
           ),
         );
         log.debug("report sent", {
-          applied: outcome.response.applied,
-          directives: outcome.response.directives.length,
-          nextReportInSeconds: outcome.response.nextReportInSeconds,
+          applied: response.applied,
+          directives: response.directives.length,
+          nextReportInSeconds: response.nextReportInSeconds,
         });
-        for (const skip of outcome.skipped)
+        for (const skip of skipped)
           log.warn("directive skipped: not understood by this relay version", { ...skip });
-        this.onDirectives(outcome.response.directives);
+        this.onDirectives(response.directives);
       } else {
         stats.failuresInARow++;
         stats.lastError = outcome.error;
