@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { localMetrics, startWebhookReceiver, type WebhookReceiver } from "@quiesce/functions";
-import { jsonLogger, LOG_LEVELS, type LogLevel, silentLogger } from "@quiesce/relay";
+import { parseWith } from "@quiesce/protocol";
+import { jsonLogger, LOG_LEVELS, silentLogger } from "@quiesce/relay";
+import { z } from "zod";
 import { type DemoArgs, parseDemoArgs } from "./args";
 import { type LocalCluster, startLocalCluster } from "./cluster";
 import { renderMetrics } from "./metricsSummary";
@@ -15,13 +17,18 @@ import { renderSummary } from "./summary";
  * with a live narration and a summary. Ctrl-C stops everything.
  */
 
+/** What the narration prints of a generic webhook notification. */
+const Notification = z
+  .object({ kind: z.string(), title: z.string(), severity: z.string() })
+  .partial();
+
 /** QUIESCE_DEMO_RELAY_LOG=info (or debug, warn, error) shows the relays' JSON logs on stderr. */
-function relayLogger(level: string | undefined) {
-  if (!level) return () => silentLogger;
-  if (!(LOG_LEVELS as readonly string[]).includes(level))
+function relayLogger(text: string | undefined) {
+  if (!text) return () => silentLogger;
+  const level = z.enum(LOG_LEVELS).safeParse(text);
+  if (!level.success)
     throw new Error(`QUIESCE_DEMO_RELAY_LOG must be one of ${LOG_LEVELS.join(", ")}`);
-  return (vm: string) =>
-    jsonLogger(level as LogLevel, (line) => process.stderr.write(line), { vm });
+  return (vm: string) => jsonLogger(level.data, (line) => process.stderr.write(line), { vm });
 }
 
 async function main(): Promise<number> {
@@ -74,7 +81,8 @@ async function main(): Promise<number> {
   receiver = await startWebhookReceiver({
     secret: webhookSecret,
     onMessage: (m) => {
-      const b = m.body as { kind?: string; title?: string; severity?: string };
+      const parsed = parseWith(Notification, m.body);
+      const b = parsed.ok ? parsed.value : {};
       say(
         `  [notification ${b.severity}] ${b.kind}: ${b.title} (signature ${m.signatureValid ? "ok" : "BAD"})`,
       );

@@ -1,4 +1,4 @@
-import { BooleanText, describeZodError } from "@quiesce/protocol";
+import { BooleanText, describeZodError, parseJsonWith } from "@quiesce/protocol";
 import { DEFAULT_POLICIES, PolicySet } from "@quiesce/protocol/policy";
 import { z } from "zod";
 
@@ -8,16 +8,15 @@ import { z } from "zod";
  * APPLICATIONINSIGHTS_*) are the host's and are not read here.
  */
 
+/** A setting holding JSON text: parsed here, then checked by `schema` (its issues keep their paths). */
 const json = <T extends z.ZodType>(schema: T) =>
   z
     .string()
     .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: "custom", message: "must be JSON" });
-        return z.NEVER;
-      }
+      const parsed = parseJsonWith(z.unknown(), text);
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
     })
     .pipe(schema);
 

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { parseJsonWith } from "@quiesce/protocol";
+import { z } from "zod";
 import { type ControlResult, type FabricEngine, refused } from "../engine";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { scheduledEventsApiVersion } from "../imds/apiVersions";
@@ -190,11 +192,10 @@ export async function handleControl(
   const body = async (): Promise<unknown> => {
     const text = await readBody(req);
     if (text.trim() === "") return {};
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new BadJson("body is not valid JSON");
-    }
+    // Any JSON here: each command parses it with its own schema, as the in-process API does.
+    const json = parseJsonWith(z.unknown(), text);
+    if (!json.ok) throw new BadJson("body is not valid JSON");
+    return json.value;
   };
   try {
     const r = await route.run({ engine, params, query, body, imdsUrl });

@@ -1,7 +1,7 @@
 import type { ClusterPage, EventView, MemberView } from "../api";
+import { h } from "../dom";
 import { ago, clock, outcome } from "../model/format";
 import { GROUP_KIND_LABEL, groupMembers } from "../model/groups";
-import { h } from "../dom";
 import { eventCard } from "./eventCard";
 import type { OperatorUi } from "./operator";
 import { eventHref, phaseBadge } from "./phase";

@@ -1,6 +1,6 @@
+import { h } from "../dom";
 import { clock } from "../model/format";
 import type { TimelineBar } from "../model/timeline";
-import { h } from "../dom";
 
 const PHASE_CLASS: Record<string, string> = {
   Observed: "p-wait",

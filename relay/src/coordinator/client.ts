@@ -1,10 +1,11 @@
-import type { Result } from "@quiesce/protocol";
+import { parseJsonWith, type Result } from "@quiesce/protocol";
 import {
   parseReportResponse,
   type RelayReport,
   type ReportResponse,
   type SkippedDirective,
 } from "@quiesce/protocol/relay";
+import { z } from "zod";
 import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
 import type { TokenSource } from "./auth";
@@ -21,6 +22,9 @@ export type ReportOutcome = Result<ReportAnswer>;
 /** A failed send, and whether it was a 1.0 coordinator refusing a field added after 1.0. */
 type SendOutcome = Result<ReportAnswer, { message: string; refusedAddedField: boolean }>;
 
+/** How the coordinator words a refusal. */
+const ProblemBody = z.object({ error: z.string() });
+
 /** Report fields added after protocol 1.0, each sent only when it has something to say. */
 const ADDED_AFTER_1_0 = ["imds", "imdsProblems"] as const;
 
@@ -35,12 +39,9 @@ const LEGACY_RETRY_MS = 10 * 60_000;
  */
 function refusedAddedField(status: number, body: string): boolean {
   if (status !== 400) return false;
-  let error = body;
-  try {
-    error = String((JSON.parse(body) as { error?: unknown }).error ?? body);
-  } catch {
-    // not JSON: read the text as it is
-  }
+  const problem = parseJsonWith(ProblemBody, body);
+  // Not a problem body: read the text as it is.
+  const error = problem.ok ? problem.value.error : body;
   return /Unrecognized key/i.test(error) && ADDED_AFTER_1_0.some((f) => error.includes(`"${f}"`));
 }
 
@@ -103,13 +104,10 @@ export class CoordinatorClient {
           refusedAddedField(res.status, text),
         );
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return failed("answer is not JSON");
-      }
-      const parsed = parseReportResponse(json);
+      // Any JSON here: parseReportResponse reads the directives one by one.
+      const json = parseJsonWith(z.unknown(), text);
+      if (!json.ok) return failed("answer is not JSON");
+      const parsed = parseReportResponse(json.value);
       if (!parsed.ok) return failed(`answer malformed: ${parsed.error}`);
       return parsed;
     } catch (e) {
