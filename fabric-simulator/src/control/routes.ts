@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
-import { type ControlResult, type FabricEngine, refused } from "../engine";
+import { type ControlResult, refused } from "../controlResult";
+import type { FabricEngine } from "../engine";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { scheduledEventsApiVersion } from "../imds/apiVersions";
 
