@@ -6,7 +6,7 @@ describe("quiesce CLI arguments", () => {
 
   it("defaults to status against the local coordinator", () => {
     const r = parseArgs([], env);
-    expect(r.ok && r.args).toMatchObject({
+    expect(r.ok && r.value).toMatchObject({
       command: "status",
       url: "http://127.0.0.1:7071",
       json: false,
@@ -17,7 +17,7 @@ describe("quiesce CLI arguments", () => {
     const r = parseArgs(["hold", "E1"], env);
     expect(r).toEqual({ ok: false, error: expect.stringMatching(/needs --reason/) });
     const ok = parseArgs(["hold", "E1", "--reason", "release freeze", "--ttl-minutes", "30"], env);
-    expect(ok.ok && ok.args).toMatchObject({ command: "hold", target: "E1", ttlMinutes: 30 });
+    expect(ok.ok && ok.value).toMatchObject({ command: "hold", target: "E1", ttlMinutes: 30 });
   });
 
   it("refuses unknown commands, unknown options and a missing credential with clear errors", () => {
@@ -30,6 +30,27 @@ describe("quiesce CLI arguments", () => {
       ok: false,
       error: expect.stringMatching(/no credential/),
     });
+  });
+
+  it("answers --help with the usage, before any other complaint", () => {
+    expect(parseArgs(["--help"], {})).toEqual({ ok: true, value: { command: "help" } });
+    expect(parseArgs(["status", "--colour", "x", "-h"], {})).toEqual({
+      ok: true,
+      value: { command: "help" },
+    });
+  });
+
+  it("says which option is missing its value; a value may start with one dash", () => {
+    expect(parseArgs(["hold", "E1", "--reason"], env)).toEqual({
+      ok: false,
+      error: "--reason needs a value",
+    });
+    expect(parseArgs(["hold", "E1", "--reason", "--json"], env)).toEqual({
+      ok: false,
+      error: "--reason needs a value",
+    });
+    const r = parseArgs(["hold", "E1", "--reason", "-1 rollout"], env);
+    expect(r.ok && r.value).toMatchObject({ reason: "-1 rollout" });
   });
 
   it("takes status filters and paging, checked by the API's own query schema", () => {
@@ -48,7 +69,7 @@ describe("quiesce CLI arguments", () => {
       ],
       env,
     );
-    expect(r.ok && r.args).toMatchObject({
+    expect(r.ok && r.value).toMatchObject({
       cluster: "web",
       phases: ["Draining", "Ready"],
       state: "all",

@@ -1,4 +1,5 @@
-import type { Result } from "@quiesce/protocol";
+import { parseArgs as parseArgv } from "node:util";
+import { argProblem, type Result } from "@quiesce/protocol";
 import { ClusterQuery, type EventState, type Phase, StatusQuery } from "@quiesce/protocol/status";
 import { z } from "zod";
 
@@ -69,45 +70,57 @@ export interface Paging {
 }
 export type CliArgs = z.infer<typeof CliArgs> & Paging;
 
-export type ParsedArgs = { ok: true; args: CliArgs } | { ok: false; error: string; help?: boolean };
+/** `--help` is no error: main prints the usage on stdout and exits 0. */
+export interface HelpRequest {
+  command: "help";
+}
+/** The arguments, or one message saying what is wrong with them (exit 2). */
+export type ParsedArgs = Result<CliArgs | HelpRequest>;
 
 const COMMANDS = ["status", "cluster", "event", ...OPERATOR_COMMANDS];
 
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  json: { type: "boolean" },
+  all: { type: "boolean" },
+  url: { type: "string" },
+  key: { type: "string" },
+  cluster: { type: "string" },
+  reason: { type: "string" },
+  "ttl-minutes": { type: "string" },
+  phase: { type: "string" },
+  state: { type: "string" },
+  limit: { type: "string" },
+  continuation: { type: "string" },
+} as const;
+
+const text = (v: string | boolean | undefined) => (typeof v === "string" ? v : undefined);
+
 export function parseArgs(argv: string[], env: Record<string, string | undefined>): ParsedArgs {
-  const flags: Record<string, string | boolean> = {};
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === "--help" || a === "-h") return { ok: false, error: USAGE, help: true };
-    if (a === "--json") flags.json = true;
-    else if (a === "--all") flags.all = true;
-    else if (a.startsWith("--")) {
-      const value = argv[i + 1];
-      if (value === undefined || value.startsWith("--"))
-        return { ok: false, error: `${a} needs a value` };
-      flags[a.slice(2)] = value;
-      i++;
-    } else positional.push(a);
-  }
-  const known = new Set([
-    ...["json", "all", "url", "key", "cluster", "reason", "ttl-minutes"],
-    ...["phase", "state", "limit", "continuation"],
-  ]);
-  const unknown = Object.keys(flags).filter((k) => !known.has(k));
-  if (unknown.length > 0) return { ok: false, error: `unknown option --${unknown[0]}\n\n${USAGE}` };
-  const command = positional[0] ?? "status";
+  const { values, positionals, tokens } = parseArgv({
+    args: argv,
+    options: OPTIONS,
+    strict: false,
+    tokens: true,
+  });
+  if (values.help === true) return { ok: true, value: { command: "help" } };
+  const problem = argProblem(tokens, OPTIONS, true);
+  if (problem?.kind === "needsValue")
+    return { ok: false, error: `${problem.option} needs a value` };
+  if (problem) return { ok: false, error: `unknown option ${problem.arg}\n\n${USAGE}` };
+  const command = positionals[0] ?? "status";
   if (!COMMANDS.includes(command))
     return { ok: false, error: `unknown command ${command}\n\n${USAGE}` };
   const parsed = CliArgs.safeParse({
     command,
-    target: positional[1],
-    url: flags.url ?? env.QUIESCE_URL ?? "http://127.0.0.1:7071",
-    key: flags.key ?? env.QUIESCE_OPERATOR_KEY ?? env.QUIESCE_TOKEN ?? "",
-    cluster: flags.cluster,
-    reason: flags.reason,
-    ttlMinutes: flags["ttl-minutes"],
-    json: flags.json === true,
-    all: flags.all === true,
+    target: positionals[1],
+    url: text(values.url) ?? env.QUIESCE_URL ?? "http://127.0.0.1:7071",
+    key: text(values.key) ?? env.QUIESCE_OPERATOR_KEY ?? env.QUIESCE_TOKEN ?? "",
+    cluster: text(values.cluster),
+    reason: text(values.reason),
+    ttlMinutes: text(values["ttl-minutes"]),
+    json: values.json === true,
+    all: values.all === true,
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -124,15 +137,16 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
             .join("\n");
     return { ok: false, error: message };
   }
-  const paging = parsePaging(command, flags);
+  const paging = parsePaging(command, values);
   if (!paging.ok) return paging;
-  return { ok: true, args: { ...parsed.data, ...paging.value } };
+  return { ok: true, value: { ...parsed.data, ...paging.value } };
 }
 
-const text = (v: string | boolean | undefined) => (typeof v === "string" ? v : undefined);
-
 /** --phase, --state, --limit, --continuation: the API's query schemas decide what is valid. */
-function parsePaging(command: string, flags: Record<string, string | boolean>): Result<Paging> {
+function parsePaging(
+  command: string,
+  flags: Record<string, string | boolean | undefined>,
+): Result<Paging> {
   const raw = {
     phase: text(flags.phase),
     state: text(flags.state),

@@ -1,15 +1,19 @@
 #!/usr/bin/env node
-import { parseArgs } from "./args";
+import { parseArgs, USAGE } from "./args";
 import { renderCluster, renderEventDetail, renderStatus } from "./render";
 import { StatusApiError, StatusClient } from "./statusClient";
 
 async function main(): Promise<number> {
   const parsed = parseArgs(process.argv.slice(2), process.env);
   if (!parsed.ok) {
-    (parsed.help ? process.stdout : process.stderr).write(`${parsed.error}\n`);
-    return parsed.help ? 0 : 2;
+    process.stderr.write(`${parsed.error}\n`);
+    return 2;
   }
-  const a = parsed.args;
+  const a = parsed.value;
+  if (a.command === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const client = new StatusClient(a.url, a.key);
   const print = (value: unknown, text: () => string) =>
     process.stdout.write(`${a.json ? JSON.stringify(value, null, 2) : text()}\n`);

@@ -1,3 +1,4 @@
+import { parseJsonWith } from "@quiesce/protocol";
 import {
   ClusterPage,
   EventDetail,
@@ -6,6 +7,7 @@ import {
   type Phase,
   StatusPage,
 } from "@quiesce/protocol/status";
+import { z } from "zod";
 
 /**
  * A client of the coordinator's status and operator API: what the CLI, the demo and the
@@ -33,6 +35,9 @@ export interface StatusFilter {
   continuation?: string;
 }
 
+/** How the coordinator words a refusal. */
+const ProblemBody = z.object({ error: z.string() });
+
 /** Following continuations stops after this many pages: a bound, not an expected size. */
 const MAX_PAGES = 1000;
 
@@ -49,7 +54,13 @@ export class StatusClient {
     private readonly key: string,
   ) {}
 
-  private async call(method: string, path: string, body?: unknown): Promise<unknown> {
+  /** One call; its answer parsed with `answer` (an unreadable answer throws, naming the call). */
+  private async call<S extends z.ZodType>(
+    answer: S,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<z.output<S>> {
     const res = await fetch(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
       method,
       headers: {
@@ -61,13 +72,13 @@ export class StatusClient {
     });
     const text = await res.text();
     if (!res.ok) {
-      let message = text;
-      try {
-        message = (JSON.parse(text) as { error?: string }).error ?? text;
-      } catch {}
+      const problem = parseJsonWith(ProblemBody, text);
+      const message = problem.ok ? problem.value.error : text;
       throw new StatusApiError(res.status, `${method} ${path}: HTTP ${res.status}: ${message}`);
     }
-    return JSON.parse(text) as unknown;
+    const parsed = parseJsonWith(answer, text);
+    if (!parsed.ok) throw new Error(`${method} ${path}: unreadable answer: ${parsed.error}`);
+    return parsed.value;
   }
 
   /** One page of GET /api/status. */
@@ -79,7 +90,7 @@ export class StatusClient {
       limit: filter.limit?.toString(),
       continuation: filter.continuation,
     });
-    return StatusPage.parse(await this.call("GET", `/api/status${q}`));
+    return this.call(StatusPage, "GET", `/api/status${q}`);
   }
 
   /** Every page of GET /api/status, following continuations: the last page's clusters, all events. */
@@ -99,9 +110,7 @@ export class StatusClient {
     opts: { limit?: number; continuation?: string } = {},
   ): Promise<ClusterPage> {
     const q = queryString({ limit: opts.limit?.toString(), continuation: opts.continuation });
-    return ClusterPage.parse(
-      await this.call("GET", `/api/clusters/${encodeURIComponent(name)}${q}`),
-    );
+    return this.call(ClusterPage, "GET", `/api/clusters/${encodeURIComponent(name)}${q}`);
   }
 
   /** Every member page of GET /api/clusters/{name}: the last page with all members. */
@@ -120,16 +129,20 @@ export class StatusClient {
 
   async event(eventId: string, cluster?: string): Promise<EventDetail> {
     const q = cluster ? `?cluster=${encodeURIComponent(cluster)}` : "";
-    return EventDetail.parse(
-      await this.call("GET", `/api/events/${encodeURIComponent(eventId)}${q}`),
-    );
+    return this.call(EventDetail, "GET", `/api/events/${encodeURIComponent(eventId)}${q}`);
   }
 
   async operator(
     action: "hold" | "release" | "force-approve",
     eventId: string,
     body: { cluster?: string; reason: string; ttlMinutes?: number },
-  ): Promise<unknown> {
-    return this.call("POST", `/api/events/${encodeURIComponent(eventId)}/${action}`, body);
+  ): Promise<EventDetail> {
+    // The coordinator answers an operator action with the event as it now stands.
+    return this.call(
+      EventDetail,
+      "POST",
+      `/api/events/${encodeURIComponent(eventId)}/${action}`,
+      body,
+    );
   }
 }

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { localMetrics, startWebhookReceiver, type WebhookReceiver } from "@quiesce/functions";
-import { jsonLogger, LOG_LEVELS, type LogLevel, silentLogger } from "@quiesce/relay";
+import { parseWith } from "@quiesce/protocol";
+import { jsonLogger, LOG_LEVELS, silentLogger } from "@quiesce/relay";
+import { z } from "zod";
+import { type DemoArgs, parseDemoArgs } from "./args";
 import { type LocalCluster, startLocalCluster } from "./cluster";
 import { renderMetrics } from "./metricsSummary";
 import { play } from "./player";
@@ -14,81 +17,28 @@ import { renderSummary } from "./summary";
  * with a live narration and a summary. Ctrl-C stops everything.
  */
 
-const USAGE = `npm start [-- --scenario FILE] [--time-scale N] [--port N] [--exit | --stay]
-
-  --scenario FILE   play this scenario (default: demo/scenarios/default.json; format in README)
-  --time-scale N    simulated seconds per real second (overrides the scenario's)
-  --port N          coordinator port (default 7071; 0 picks a free one)
-  --exit            exit after the summary (default when stdin is not a terminal)
-  --stay            keep everything running after the summary until Ctrl-C`;
-
-interface Args {
-  scenario: string;
-  timeScale?: number;
-  port: number;
-  stay: boolean;
-}
-
-function parseArgs(argv: string[]): Args | string {
-  const root = resolve(__dirname, "..", "..");
-  const a: Args = {
-    scenario: join(root, "demo", "scenarios", "default.json"),
-    port: 7071,
-    stay: Boolean(process.stdin.isTTY),
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value`);
-      return v;
-    };
-    const number = (v: string) => {
-      const n = Number(v);
-      if (!Number.isFinite(n) || n < 0)
-        throw new Error(`${flag} needs a non-negative number, got "${v}"`);
-      return n;
-    };
-    switch (flag) {
-      case "--scenario":
-        a.scenario = resolve(value());
-        break;
-      case "--time-scale":
-        a.timeScale = number(value());
-        break;
-      case "--port":
-        a.port = number(value());
-        break;
-      case "--exit":
-        a.stay = false;
-        break;
-      case "--stay":
-        a.stay = true;
-        break;
-      case "--help":
-      case "-h":
-        return USAGE;
-      default:
-        throw new Error(`unknown argument ${flag}\n\n${USAGE}`);
-    }
-  }
-  return a;
-}
+/** What the narration prints of a generic webhook notification. */
+const Notification = z
+  .object({ kind: z.string(), title: z.string(), severity: z.string() })
+  .partial();
 
 /** QUIESCE_DEMO_RELAY_LOG=info (or debug, warn, error) shows the relays' JSON logs on stderr. */
-function relayLogger(level: string | undefined) {
-  if (!level) return () => silentLogger;
-  if (!(LOG_LEVELS as readonly string[]).includes(level))
+function relayLogger(text: string | undefined) {
+  if (!text) return () => silentLogger;
+  const level = z.enum(LOG_LEVELS).safeParse(text);
+  if (!level.success)
     throw new Error(`QUIESCE_DEMO_RELAY_LOG must be one of ${LOG_LEVELS.join(", ")}`);
-  return (vm: string) =>
-    jsonLogger(level as LogLevel, (line) => process.stderr.write(line), { vm });
+  return (vm: string) => jsonLogger(level.data, (line) => process.stderr.write(line), { vm });
 }
 
 async function main(): Promise<number> {
-  let args: Args | string;
+  let args: DemoArgs | string;
   let scenario: Scenario;
   try {
-    args = parseArgs(process.argv.slice(2));
+    args = parseDemoArgs(process.argv.slice(2), {
+      scenario: join(resolve(__dirname, "..", ".."), "demo", "scenarios", "default.json"),
+      stay: Boolean(process.stdin.isTTY),
+    });
     if (typeof args === "string") {
       console.log(args);
       return 0;
@@ -131,7 +81,8 @@ async function main(): Promise<number> {
   receiver = await startWebhookReceiver({
     secret: webhookSecret,
     onMessage: (m) => {
-      const b = m.body as { kind?: string; title?: string; severity?: string };
+      const parsed = parseWith(Notification, m.body);
+      const b = parsed.ok ? parsed.value : {};
       say(
         `  [notification ${b.severity}] ${b.kind}: ${b.title} (signature ${m.signatureValid ? "ok" : "BAD"})`,
       );

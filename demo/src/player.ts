@@ -1,6 +1,7 @@
 import type { EventDetail } from "@quiesce/cli";
 import { eventLine } from "@quiesce/cli";
 import type { TimelineEntry } from "@quiesce/fabric-simulator";
+import { delay } from "@quiesce/protocol";
 import type { LocalCluster } from "./cluster";
 import type { Scenario, ScenarioStep } from "./scenario";
 import { type EventSummary, summarize } from "./summary";
@@ -64,7 +65,7 @@ export async function play(
     const until = Date.now() + SEEN_TIMEOUT_MS;
     while (Date.now() < until && !signal?.aborted) {
       if (await cluster.status.event(id, cluster.cluster).catch(() => null)) return;
-      await new Promise((r) => setTimeout(r, 100));
+      await delay(100);
     }
   };
   const runStep = async (s: ScenarioStep) => {
@@ -141,7 +142,7 @@ export async function play(
         timedOut = true;
         break;
       }
-      await new Promise((r) => setTimeout(r, 250));
+      await delay(250);
     }
   } finally {
     unsubscribe();

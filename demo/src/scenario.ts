@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { InjectFault, ScheduleEvent, Topology } from "@quiesce/fabric-simulator";
-import { describeZodError } from "@quiesce/protocol";
+import { parseJsonWith, parseWith, type Result } from "@quiesce/protocol";
 import { z } from "zod";
 
 /**
@@ -64,9 +64,13 @@ export class ScenarioError extends Error {
 }
 
 export function parseScenario(json: unknown, source: string): Scenario {
-  const parsed = Scenario.safeParse(json);
-  if (!parsed.success) throw new ScenarioError(`${source}: ${describeZodError(parsed.error)}`);
-  const s = parsed.data;
+  return checked(parseWith(Scenario, json), source);
+}
+
+/** Steps may only name events scheduled before them, and each name is given once. */
+function checked(parsed: Result<Scenario>, source: string): Scenario {
+  if (!parsed.ok) throw new ScenarioError(`${source}: ${parsed.error}`);
+  const s = parsed.value;
   const scheduled = new Set<string>();
   for (const step of [...s.steps].sort((a, b) => a.at - b.at)) {
     if (step.action === "schedule") {
@@ -89,11 +93,5 @@ export function loadScenario(file: string): Scenario {
   } catch (e) {
     throw new ScenarioError(`cannot read scenario ${file}: ${(e as Error).message}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new ScenarioError(`${file} is not JSON: ${(e as Error).message}`);
-  }
-  return parseScenario(json, file);
+  return checked(parseJsonWith(Scenario, text), file);
 }

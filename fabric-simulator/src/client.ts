@@ -1,7 +1,19 @@
-import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
-import type { ClockView, Timeline } from "./engine";
+import { parseJsonWith } from "@quiesce/protocol";
+import { ScheduledEventsDocument } from "@quiesce/protocol/imds";
+import { z } from "zod";
+import {
+  AddedGroupsAnswer,
+  ClearedAnswer,
+  ClockAnswer,
+  FaultAnswer,
+  IncarnationAnswer,
+  OkAnswer,
+  ProblemAnswer,
+  SimEventAnswer,
+  TimelineAnswer,
+  TopologyAnswer,
+} from "./control/answers";
 import type { InjectFaultInput, ScheduleEventInput } from "./model/commands";
-import type { Fault, SimEvent } from "./model/types";
 import { FabricControlError } from "./simulator";
 import type { GroupRecord, GroupSpec, TopologyInput, VmRecord } from "./topology";
 
@@ -21,56 +33,64 @@ export class FabricControlClient {
     this.base = `${simulatorUrl.replace(/\/+$/, "")}/control`;
   }
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** One call; its answer parsed with `answer` (an unreadable one throws, naming the call). */
+  private async call<S extends z.ZodType>(
+    answer: S,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<z.output<S>> {
     const res = await fetch(`${this.base}${path}`, {
       method,
       headers: body === undefined ? {} : { "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
-    const json: unknown = text === "" ? undefined : JSON.parse(text);
     if (!res.ok) {
-      const err = (json ?? {}) as {
-        error?: string;
-        issues?: Array<{ path: string; message: string }>;
-      };
-      throw new FabricControlError(res.status, err.error ?? `HTTP ${res.status}`, err.issues);
+      const problem = parseJsonWith(ProblemAnswer, text);
+      if (!problem.ok) throw new FabricControlError(res.status, `HTTP ${res.status}`);
+      throw new FabricControlError(res.status, problem.value.error, problem.value.issues);
     }
-    return json as T;
+    const parsed = parseJsonWith(answer, text);
+    if (!parsed.ok)
+      throw new Error(`${method} /control${path}: unreadable answer: ${parsed.error}`);
+    return parsed.value;
   }
 
-  health = () => this.call<{ ok: true }>("GET", "/health");
-  clock = () => this.call<ClockView>("GET", "/clock");
-  advance = (seconds: number) => this.call<ClockView>("POST", "/clock/advance", { seconds });
-  topology = () => this.call<TopologyView>("GET", "/topology");
-  loadTopology = (topology: TopologyInput) =>
-    this.call<TopologyView>("POST", "/topology", topology);
-  addGroups = (groups: GroupSpec[]) =>
-    this.call<{ vms: Array<{ name: string; imdsUrl: string }> }>("POST", "/groups", { groups });
+  health = () => this.call(OkAnswer, "GET", "/health");
+  clock = () => this.call(ClockAnswer, "GET", "/clock");
+  advance = (seconds: number) => this.call(ClockAnswer, "POST", "/clock/advance", { seconds });
+  topology = (): Promise<TopologyView> => this.call(TopologyAnswer, "GET", "/topology");
+  loadTopology = (topology: TopologyInput): Promise<TopologyView> =>
+    this.call(TopologyAnswer, "POST", "/topology", topology);
+  addGroups = (groups: GroupSpec[]) => this.call(AddedGroupsAnswer, "POST", "/groups", { groups });
   jumpIncarnation = (group: string, by = 1) =>
-    this.call<{ group: string; incarnation: number }>(
-      "POST",
-      `/groups/${encodeURIComponent(group)}/incarnation-jump`,
-      { by },
-    );
+    this.call(IncarnationAnswer, "POST", `/groups/${encodeURIComponent(group)}/incarnation-jump`, {
+      by,
+    });
   document = (group: string) =>
-    this.call<ScheduledEventsDocument>("GET", `/groups/${encodeURIComponent(group)}/document`);
-  events = () => this.call<SimEvent[]>("GET", "/events");
-  event = (eventId: string) => this.call<SimEvent>("GET", `/events/${encodeURIComponent(eventId)}`);
-  schedule = (event: ScheduleEventInput) => this.call<SimEvent>("POST", "/events", event);
+    this.call(ScheduledEventsDocument, "GET", `/groups/${encodeURIComponent(group)}/document`);
+  events = () => this.call(z.array(SimEventAnswer), "GET", "/events");
+  event = (eventId: string) =>
+    this.call(SimEventAnswer, "GET", `/events/${encodeURIComponent(eventId)}`);
+  schedule = (event: ScheduleEventInput) => this.call(SimEventAnswer, "POST", "/events", event);
   cancel = (eventId: string) =>
-    this.call<SimEvent>("POST", `/events/${encodeURIComponent(eventId)}/cancel`);
+    this.call(SimEventAnswer, "POST", `/events/${encodeURIComponent(eventId)}/cancel`);
   startNow = (eventId: string) =>
-    this.call<SimEvent>("POST", `/events/${encodeURIComponent(eventId)}/start`);
+    this.call(SimEventAnswer, "POST", `/events/${encodeURIComponent(eventId)}/start`);
   changeResources = (eventId: string, resources: string[]) =>
-    this.call<SimEvent>("POST", `/events/${encodeURIComponent(eventId)}/resources`, { resources });
-  faults = () => this.call<Fault[]>("GET", "/faults");
-  injectFault = (fault: InjectFaultInput) => this.call<Fault[]>("POST", "/faults", fault);
+    this.call(SimEventAnswer, "POST", `/events/${encodeURIComponent(eventId)}/resources`, {
+      resources,
+    });
+  faults = () => this.call(z.array(FaultAnswer), "GET", "/faults");
+  injectFault = (fault: InjectFaultInput) =>
+    this.call(z.array(FaultAnswer), "POST", "/faults", fault);
   clearFaults = (vm?: string) =>
-    this.call<{ cleared: number }>(
+    this.call(
+      ClearedAnswer,
       "DELETE",
       vm === undefined ? "/faults" : `/faults?vm=${encodeURIComponent(vm)}`,
     );
-  timeline = (since = 0) => this.call<Timeline>("GET", `/timeline?since=${since}`);
-  reset = () => this.call<{ ok: true }>("POST", "/reset");
+  timeline = (since = 0) => this.call(TimelineAnswer, "GET", `/timeline?since=${since}`);
+  reset = () => this.call(OkAnswer, "POST", "/reset");
 }

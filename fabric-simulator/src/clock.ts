@@ -1,10 +1,12 @@
+import type { Clock } from "@quiesce/protocol";
+
 /**
  * The simulated clock. Every time in the fabric (NotBefore, Started, removal, fault expiry) is in
  * simulated milliseconds since the epoch, so a 15-minute notice can pass in seconds of real time.
  * Both clocks can be moved forward on demand: tests step a manual clock deterministically, and a
  * user of the standalone simulator can skip ahead without waiting.
  */
-export interface SimClock {
+export interface SimClock extends Clock {
   /** Simulated now, epoch milliseconds. */
   now(): number;
   /** Move simulated time forward by `ms` (never backwards: NotBefore values must stay ordered). */

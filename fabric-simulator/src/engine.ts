@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ScheduledEventsDocument, StartRequestsBody } from "@quiesce/protocol/imds";
-import type { z } from "zod";
 import type { SimClock } from "./clock";
+import { type ControlResult, lift, parseCommand } from "./controlResult";
 import {
   AddGroups,
   AdvanceClock,
@@ -41,15 +41,6 @@ import type {
 } from "./model/types";
 import { Topology } from "./topology";
 
-/** A control call's failure, as both the HTTP routes (status + JSON) and the in-process API (throw) report it. */
-export interface ControlError {
-  readonly ok: false;
-  readonly status: 400 | 404 | 409;
-  readonly error: string;
-  readonly issues?: ReadonlyArray<{ path: string; message: string }>;
-}
-export type ControlResult<T> = { readonly ok: true; readonly value: T } | ControlError;
-
 export interface Timeline {
   readonly entries: readonly TimelineEntry[];
   /** Every event ever scheduled, still in a document or gone, in scheduling order. */
@@ -64,19 +55,6 @@ export interface ClockView {
   readonly realMs: number;
   readonly timeScale: number | null;
 }
-
-function parse<S extends z.ZodType>(schema: S, input: unknown): ControlResult<z.infer<S>> {
-  const r = schema.safeParse(input ?? {});
-  if (r.success) return { ok: true, value: r.data };
-  return {
-    ok: false,
-    status: 400,
-    error: "invalid request",
-    issues: r.error.issues.map((i) => ({ path: i.path.join(".") || "(body)", message: i.message })),
-  };
-}
-
-const lift = <T>(o: Outcome<T>): ControlResult<T> => (o.ok ? { ok: true, value: o.value } : o);
 
 /**
  * The imperative shell around the fabric model: holds the one current state, reads the clock,
@@ -94,8 +72,8 @@ export class FabricEngine {
     readonly clock: SimClock,
   ) {
     const r = createFabric(topology, options);
-    if (!r.ok) throw new Error(`invalid topology: ${r.error}`);
-    this.currentState = r.value;
+    if (!r.ok) throw new Error(`invalid topology: ${r.error.message}`);
+    this.currentState = r.value.state;
   }
 
   private get current(): FabricState {
@@ -146,7 +124,7 @@ export class FabricEngine {
     const at = this.now();
     this.current = advance(this.current, at);
     const r = f(this.current, at);
-    if (r.ok) this.current = r.state;
+    if (r.ok) this.current = r.value.state;
     return lift(r);
   }
 
@@ -161,7 +139,7 @@ export class FabricEngine {
   }
 
   advanceClock(input: unknown): ControlResult<ClockView> {
-    const p = parse(AdvanceClock, input);
+    const p = parseCommand(AdvanceClock, input);
     if (!p.ok) return p;
     this.clock.advance(p.value.seconds * 1000);
     this.sync();
@@ -169,48 +147,48 @@ export class FabricEngine {
   }
 
   schedule(input: unknown): ControlResult<SimEvent> {
-    const p = parse(ScheduleEvent, input);
+    const p = parseCommand(ScheduleEvent, input);
     if (!p.ok) return p;
     const eventId = p.value.eventId ?? randomUUID().toUpperCase();
     return this.apply((s, at) => scheduleEvent(s, { ...p.value, eventId }, at));
   }
 
   cancel(input: unknown): ControlResult<SimEvent> {
-    const p = parse(EventRef, input);
+    const p = parseCommand(EventRef, input);
     if (!p.ok) return p;
     return this.apply((s, at) => cancelEvent(s, p.value.eventId, at));
   }
 
   startNow(input: unknown): ControlResult<SimEvent> {
-    const p = parse(EventRef, input);
+    const p = parseCommand(EventRef, input);
     if (!p.ok) return p;
     return this.apply((s, at) => startEventNow(s, p.value.eventId, at));
   }
 
   changeResources(input: unknown): ControlResult<SimEvent> {
-    const p = parse(ChangeResources, input);
+    const p = parseCommand(ChangeResources, input);
     if (!p.ok) return p;
     return this.apply((s, at) => changeResources(s, p.value, at));
   }
 
   jumpIncarnation(input: unknown): ControlResult<number> {
-    const p = parse(JumpIncarnation, input);
+    const p = parseCommand(JumpIncarnation, input);
     if (!p.ok) return p;
     return this.apply((s, at) => jumpIncarnation(s, p.value, at));
   }
 
   injectFault(input: unknown): ControlResult<Fault[]> {
-    const p = parse(InjectFault, input);
+    const p = parseCommand(InjectFault, input);
     if (!p.ok) return p;
     return this.apply((s, at) => injectFault(s, p.value, at));
   }
 
   clearFaults(input: unknown): ControlResult<number> {
-    const p = parse(ClearFaults, input);
+    const p = parseCommand(ClearFaults, input);
     if (!p.ok) return p;
     return this.apply((s, at) => {
       const next = clearFaults(s, p.value.vm, at);
-      return { ok: true, state: next, value: s.faults.length - next.faults.length };
+      return { ok: true, value: { state: next, value: s.faults.length - next.faults.length } };
     });
   }
 
@@ -219,20 +197,20 @@ export class FabricEngine {
   }
 
   addGroups(input: unknown): ControlResult<string[]> {
-    const p = parse(AddGroups, input);
+    const p = parseCommand(AddGroups, input);
     if (!p.ok) return p;
     return this.apply((s) => addGroups(s, p.value.groups));
   }
 
   /** Replace the whole topology: a fresh fabric, as after a reset. */
   loadTopology(input: unknown): ControlResult<FabricState> {
-    const p = parse(Topology, input);
+    const p = parseCommand(Topology, input);
     if (!p.ok) return p;
     const r = createFabric(p.value, this.current.options);
     if (!r.ok) return r;
-    this.current = r.value;
+    this.current = r.value.state;
     this.generationCounter++;
-    return { ok: true, value: r.value };
+    return { ok: true, value: r.value.state };
   }
 
   reset(): FabricState {

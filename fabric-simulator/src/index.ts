@@ -1,6 +1,7 @@
 export { FabricControlClient, type TopologyView } from "./client";
 export { ManualClock, ScaledClock, type SimClock } from "./clock";
-export type { ClockView, ControlResult, Timeline } from "./engine";
+export type { ControlFailure, ControlResult } from "./controlResult";
+export type { ClockView, Timeline } from "./engine";
 export { instanceMetadata } from "./imds/handler";
 export {
   approve,

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { ManualClock, ScaledClock, type SimClock } from "./clock";
 import { handleControl } from "./control/routes";
-import { type ClockView, type ControlResult, FabricEngine, type Timeline } from "./engine";
+import type { ControlResult } from "./controlResult";
+import { type ClockView, FabricEngine, type Timeline } from "./engine";
 import { sendJson } from "./http/io";
 import { ImdsHandler } from "./imds/handler";
 import type { InjectFaultInput, JumpIncarnationInput, ScheduleEventInput } from "./model/commands";
@@ -49,7 +50,7 @@ export class FabricControlError extends Error {
 
 function unwrap<T>(r: ControlResult<T>): T {
   if (r.ok) return r.value;
-  throw new FabricControlError(r.status, r.error, r.issues);
+  throw new FabricControlError(r.error.status, r.error.message, r.error.issues);
 }
 
 export interface FabricSimulator {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Result } from "@quiesce/protocol";
 import { z } from "zod";
 
 /**
@@ -131,10 +132,11 @@ export interface ExpandedTopology {
   readonly groups: Record<string, GroupRecord>;
 }
 
-export type ExpandResult = { ok: true; value: ExpandedTopology } | { ok: false; error: string };
-
 /** Turn a parsed topology into VM and group records; rejects duplicate VM or group names. */
-export function expandTopology(topology: Topology, initialIncarnation = 1): ExpandResult {
+export function expandTopology(
+  topology: Topology,
+  initialIncarnation = 1,
+): Result<ExpandedTopology> {
   const vms: Record<string, VmRecord> = {};
   const groups: Record<string, GroupRecord> = {};
   const { subscriptionId, resourceGroupName, location } = topology;

@@ -1,3 +1,4 @@
+import { parseJsonWith } from "@quiesce/protocol";
 import { ClusterPage, EventDetail, StatusPage } from "@quiesce/protocol/status";
 import { z } from "zod";
 
@@ -36,11 +37,21 @@ export class ApiError extends Error {
   }
 }
 
+/** How the coordinator words a refusal. */
+const ProblemBody = z.object({ error: z.string() });
+
+/** An answer through its schema; one that does not parse throws, saying why. */
+function answer<T>(schema: z.ZodType<T>, text: string): T {
+  const parsed = parseJsonWith(schema, text);
+  if (!parsed.ok) throw new Error(`unreadable answer: ${parsed.error}`);
+  return parsed.value;
+}
+
 export type OperatorVerb = "hold" | "release" | "force-approve";
 
 /** A small client: bearer credential on every call, conditional GETs remembered per URL. */
 export class StatusApi {
-  private readonly cache = new Map<string, { etag: string; body: unknown }>();
+  private readonly cache = new Map<string, { etag: string; text: string }>();
 
   constructor(private readonly credential: () => Promise<string>) {}
 
@@ -51,8 +62,8 @@ export class StatusApi {
   }
 
   private static async fail(r: Response): Promise<never> {
-    const body = (await r.json().catch(() => null)) as { error?: unknown } | null;
-    const why = typeof body?.error === "string" ? body.error : r.statusText;
+    const problem = parseJsonWith(ProblemBody, await r.text().catch(() => ""));
+    const why = problem.ok ? problem.value.error : r.statusText;
     throw new ApiError(r.status, `${r.status}: ${why}`);
   }
 
@@ -60,12 +71,12 @@ export class StatusApi {
   private async get<T>(path: string, schema: z.ZodType<T>): Promise<T> {
     const hit = this.cache.get(path);
     const r = await this.call(path, hit ? { headers: { "if-none-match": hit.etag } } : {});
-    if (r.status === 304 && hit) return schema.parse(hit.body);
+    if (r.status === 304 && hit) return answer(schema, hit.text);
     if (!r.ok) return StatusApi.fail(r);
-    const body = (await r.json()) as unknown;
+    const text = await r.text();
     const etag = r.headers.get("etag");
-    if (etag) this.cache.set(path, { etag, body });
-    return schema.parse(body);
+    if (etag) this.cache.set(path, { etag, text });
+    return answer(schema, text);
   }
 
   me() {
@@ -99,12 +110,12 @@ export class StatusApi {
       },
     );
     if (!r.ok) return StatusApi.fail(r);
-    return EventDetail.parse(await r.json());
+    return answer(EventDetail, await r.text());
   }
 }
 
 export async function loadPageConfig(): Promise<PageConfig> {
   const r = await fetch("/api/ui/config.json", { cache: "no-store" });
   if (!r.ok) throw new ApiError(r.status, `page configuration: ${r.status}`);
-  return PageConfig.parse(await r.json());
+  return answer(PageConfig, await r.text());
 }

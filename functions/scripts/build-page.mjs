@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds the status page (functions/page) into a folder of static files the coordinator serves
-// at /api/ui: index.html, app.css and one bundled app.js (zod and MSAL included; no CDN).
+// at /api/ui: index.html, one app.css bundled from the per-view styles (functions/page/styles/,
+// imported by app.css) and one bundled app.js (zod and MSAL included; no CDN).
 // `npm run build` writes functions/dist/page; the Function app package calls buildPage itself.
 import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -25,7 +26,16 @@ export async function buildPage(outDir) {
     plugins: [workspaceSources()],
     logLevel: "warning",
   });
-  for (const f of ["index.html", "app.css"]) copyFileSync(join(pageSrc, f), join(outDir, f));
+  // One stylesheet, as the Content-Security-Policy (style-src 'self') and index.html expect.
+  await build({
+    entryPoints: [join(pageSrc, "app.css")],
+    outfile: join(outDir, "app.css"),
+    bundle: true,
+    minify: true,
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  copyFileSync(join(pageSrc, "index.html"), join(outDir, "index.html"));
   return outDir;
 }
 

@@ -1,4 +1,4 @@
-import { describeZodError } from "@quiesce/protocol";
+import { BooleanText, describeZodError, parseJsonWith } from "@quiesce/protocol";
 import { DEFAULT_POLICIES, PolicySet } from "@quiesce/protocol/policy";
 import { z } from "zod";
 
@@ -8,20 +8,17 @@ import { z } from "zod";
  * APPLICATIONINSIGHTS_*) are the host's and are not read here.
  */
 
+/** A setting holding JSON text: parsed here, then checked by `schema` (its issues keep their paths). */
 const json = <T extends z.ZodType>(schema: T) =>
   z
     .string()
     .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: "custom", message: "must be JSON" });
-        return z.NEVER;
-      }
+      const parsed = parseJsonWith(z.unknown(), text);
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
     })
     .pipe(schema);
-
-const boolText = z.enum(["true", "false"]).transform((v) => v === "true");
 
 /** A webhook URL: https, or plain http only to a loopback receiver (tests, `npm start`). */
 const webhookUrl = z.url().refine((u) => {
@@ -87,7 +84,7 @@ const common = {
    */
   QUIESCE_STORAGE_SETTLE_SECONDS: z.coerce.number().min(0).max(300).default(0),
   /** Log every report at debug level. */
-  QUIESCE_DEBUG: boolText.default(false),
+  QUIESCE_DEBUG: BooleanText.default(false),
 };
 
 const required = (mode: string) => `required when QUIESCE_AUTH_MODE=${mode}`;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { type CliArgs, parseCliArgs } from "./cliArgs";
 import {
   mergeSettingSources,
   parseConfigFile,
@@ -34,32 +35,6 @@ See docs/relay.md for what each one does. Logs are JSON lines on stdout.
 Exit codes: 0 stopped cleanly, 1 fatal error, 2 invalid arguments or settings.
 `;
 
-export interface CliArgs {
-  help: boolean;
-  version: boolean;
-  dryRun: boolean;
-  checkConfig: boolean;
-  config?: string;
-}
-
-export function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { help: false, version: false, dryRun: false, checkConfig: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === "--help" || a === "-h") args.help = true;
-    else if (a === "--version" || a === "-v") args.version = true;
-    else if (a === "--dry-run") args.dryRun = true;
-    else if (a === "--check-config") args.checkConfig = true;
-    else if (a === "--config") {
-      const file = argv[++i];
-      if (!file) throw new SettingsError("--config needs a file path");
-      args.config = file;
-    } else if (a.startsWith("--config=")) args.config = a.slice("--config=".length);
-    else throw new SettingsError(`unknown argument ${a} (see --help)`);
-  }
-  return args;
-}
-
 export function settingsFrom(
   args: CliArgs,
   env: Record<string, string | undefined>,
@@ -85,7 +60,7 @@ async function main(): Promise<number> {
   let args: CliArgs;
   let settings: RelaySettings;
   try {
-    args = parseArgs(process.argv.slice(2));
+    args = parseCliArgs(process.argv.slice(2));
     if (args.help) {
       process.stdout.write(HELP);
       return 0;

@@ -73,7 +73,7 @@ describe("relay settings", () => {
     expect(() => parseConfigFile('{"QUIESCE_CLUSTR":"x"}', "relay.json")).toThrow(
       /unknown setting\(s\) QUIESCE_CLUSTR/,
     );
-    expect(() => parseConfigFile("{", "relay.json")).toThrow(/not valid JSON/);
+    expect(() => parseConfigFile("{", "relay.json")).toThrow(/^config file relay\.json: not JSON/);
   });
 
   it("never shows the relay key when settings are printed", () => {

@@ -1,4 +1,4 @@
-import { ClusterName, describeZodError } from "@quiesce/protocol";
+import { BooleanText, ClusterName, describeZodError, parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
 
 /**
@@ -7,10 +7,8 @@ import { z } from "zod";
  * ones infra/ and the install scripts set (a test keeps them in step through RELAY_SETTING_NAMES).
  */
 
-/** Env gives text, a JSON file gives booleans: accept both, and nothing else. */
-const flag = z
-  .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no"])])
-  .transform((v) => v === true || v === "true" || v === "1" || v === "yes");
+/** Env gives text (BooleanText's words), a JSON file gives booleans: accept both, and nothing else. */
+const flag = z.union([z.boolean(), BooleanText]);
 
 const optionalText = z.string().trim().min(1).optional();
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -161,22 +159,23 @@ export function mergeSettingSources(
   return merged;
 }
 
-/** Parse the text of a config file; unknown keys are refused so a typo is not silently ignored. */
+/**
+ * The config file: a JSON object whose keys are setting names (their values are checked with the
+ * environment's, by RelaySettings). Unknown keys are refused so a typo is not silently ignored.
+ */
+const ConfigFile = z
+  .record(z.string(), z.unknown(), { error: "must hold a JSON object of settings" })
+  .superRefine((file, ctx) => {
+    const unknown = Object.keys(file).filter((k) => !(RELAY_SETTING_NAMES as string[]).includes(k));
+    if (unknown.length > 0)
+      ctx.addIssue({ code: "custom", message: `unknown setting(s) ${unknown.join(", ")}` });
+  });
+
+/** Parse the text of a config file; the error names the file and what is wrong with it. */
 export function parseConfigFile(text: string, path: string): Record<string, unknown> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new SettingsError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new SettingsError(`config file ${path} must hold a JSON object of settings`);
-  }
-  const unknown = Object.keys(json).filter((k) => !(RELAY_SETTING_NAMES as string[]).includes(k));
-  if (unknown.length > 0) {
-    throw new SettingsError(`config file ${path}: unknown setting(s) ${unknown.join(", ")}`);
-  }
-  return json as Record<string, unknown>;
+  const parsed = parseJsonWith(ConfigFile, text);
+  if (!parsed.ok) throw new SettingsError(`config file ${path}: ${parsed.error}`);
+  return parsed.value;
 }
 
 /** The settings as safe to log: the key is never written anywhere. */

@@ -1,10 +1,9 @@
-export * from "./clock";
 export * from "./config";
 export type { TokenSource } from "./coordinator/auth";
-export * from "./core/approve";
-export * from "./core/reconcile";
-export * from "./core/state";
-export * from "./core/timeouts";
+export * from "./decisions/approve";
+export * from "./decisions/reconcile";
+export * from "./decisions/state";
+export * from "./decisions/timeouts";
 export type { HookOutcome } from "./hooks/outcome";
 export type { HookPayload } from "./hooks/payload";
 export type { HookRunner } from "./hooks/runner";

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { type Clock, systemClock } from "@quiesce/protocol";
 import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/protocol/imds";
-import { type Clock, systemClock } from "./clock";
 import type { RelaySettings } from "./config";
 import { type TokenSource, tokenSource } from "./coordinator/auth";
 import { CoordinatorClient } from "./coordinator/client";
-import { markInterrupted } from "./core/reconcile";
-import type { RelayState } from "./core/state";
+import { markInterrupted } from "./decisions/reconcile";
+import type { RelayState } from "./decisions/state";
 import { type HookRunner, hookRunner } from "./hooks/runner";
 import { ImdsClient, type ImdsClientOptions } from "./imds/client";
 import { errorText, jsonLogger, type Logger } from "./log";
@@ -14,7 +14,7 @@ import { RelayContext } from "./shell/context";
 import { HookSupervisor } from "./shell/hookSupervisor";
 import { ImdsWatcher } from "./shell/imdsWatcher";
 import { Reporter } from "./shell/reporter";
-import { loadState, StateWriter } from "./stateFile";
+import { loadState, StateFileWriter } from "./stateFile";
 import { RELAY_VERSION } from "./version";
 
 export interface RelayOptions {
@@ -54,7 +54,7 @@ const DEFAULT_RETRY = { baseMs: 1_000, maxMs: 10_000 };
 const DEFAULT_HEARTBEAT_BOUNDS = { min: 1_000, max: 300_000 };
 
 /**
- * The imperative shell around the core (relay/src/core): two independent loops, IMDS polling
+ * The imperative shell around the pure decisions (relay/src/decisions): two independent loops, IMDS polling
  * (shell/imdsWatcher.ts) and reporting (shell/reporter.ts), plus hooks (shell/hookSupervisor.ts)
  * and approvals (shell/approver.ts) running beside them, all sharing one context
  * (shell/context.ts), so the coordinator or a slow hook never delays the next IMDS poll.
@@ -67,7 +67,7 @@ export async function startRelay(
   const clock = opts.clock ?? systemClock;
   const bootId = randomUUID();
 
-  const writer = new StateWriter(settings.QUIESCE_STATE_FILE, (e) =>
+  const writer = new StateFileWriter(settings.QUIESCE_STATE_FILE, (e) =>
     log.error("state file write failed", {
       file: settings.QUIESCE_STATE_FILE,
       error: errorText(e),

@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 import { parseJsonWith } from "@quiesce/protocol";
-import { emptyState, RelayState } from "./core/state";
+import { emptyState, RelayState } from "./decisions/state";
 
 export type LoadedState = { state: RelayState; problem?: string };
 
@@ -43,8 +43,11 @@ export async function saveState(path: string, state: RelayState): Promise<void> 
   await rename(tmp, path);
 }
 
-/** Serialises writes and coalesces bursts: only the latest state needs to reach the disk. */
-export class StateWriter {
+/**
+ * Writes the relay's state file: serialises writes and coalesces bursts, since only the latest
+ * state needs to reach the disk.
+ */
+export class StateFileWriter {
   private pending: RelayState | undefined;
   private running: Promise<void> | undefined;
 

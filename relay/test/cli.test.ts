@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { relayBuildOptions } from "../scripts/build-options.mjs";
-import { RelayState } from "../src/core/state";
+import { RelayState } from "../src/decisions/state";
 import { CoordinatorStandIn } from "./support/coordinatorStandIn";
 import { RELAY_KEY, scheduled } from "./support/harness";
 import { ImdsStandIn } from "./support/imdsStandIn";

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RelayState } from "../src/core/state";
+import { RelayState } from "../src/decisions/state";
 import { Harness, RELAY_KEY, scheduled, started } from "./support/harness";
 import { waitFor } from "./support/wait";
 

@@ -1,5 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ControlResult, FabricEngine } from "../engine";
+import { parseJsonWith } from "@quiesce/protocol";
+import { z } from "zod";
+import { type ControlResult, refused } from "../controlResult";
+import type { FabricEngine } from "../engine";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { scheduledEventsApiVersion } from "../imds/apiVersions";
 
@@ -80,10 +83,9 @@ const routes: Route[] = [
     pattern: /^\/groups\/([^/]+)\/document$/,
     run: ({ engine, params, query }) => {
       const group = params[0] as string;
-      if (!engine.state().groups[group])
-        return { ok: false, status: 404, error: `no group ${group}` };
+      if (!engine.state().groups[group]) return refused(404, `no group ${group}`);
       const v = scheduledEventsApiVersion(query.get("api-version") ?? "2020-07-01");
-      if (!v) return { ok: false, status: 400, error: "unknown api-version" };
+      if (!v) return refused(400, "unknown api-version");
       return okValue(engine.document(group, v));
     },
   },
@@ -99,7 +101,7 @@ const routes: Route[] = [
     pattern: /^\/events\/([^/]+)$/,
     run: ({ engine, params }) => {
       const e = engine.event(params[0] as string);
-      return e ? okValue(e) : { ok: false, status: 404, error: `no event ${params[0]}` };
+      return e ? okValue(e) : refused(404, `no event ${params[0]}`);
     },
   },
   {
@@ -140,11 +142,7 @@ const routes: Route[] = [
     run: ({ engine, query }) => {
       const since = Number(query.get("since") ?? "0");
       if (!Number.isInteger(since) || since < 0) {
-        return {
-          ok: false,
-          status: 400,
-          error: "since must be a non-negative integer (a timeline seq)",
-        };
+        return refused(400, "since must be a non-negative integer (a timeline seq)");
       }
       return okValue(engine.timeline(since));
     },
@@ -195,16 +193,16 @@ export async function handleControl(
   const body = async (): Promise<unknown> => {
     const text = await readBody(req);
     if (text.trim() === "") return {};
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new BadJson("body is not valid JSON");
-    }
+    // Any JSON here: each command parses it with its own schema, as the in-process API does.
+    const json = parseJsonWith(z.unknown(), text);
+    if (!json.ok) throw new BadJson("body is not valid JSON");
+    return json.value;
   };
   try {
     const r = await route.run({ engine, params, query, body, imdsUrl });
     if (!r.ok) {
-      return sendJson(res, r.status, { error: r.error, ...(r.issues ? { issues: r.issues } : {}) });
+      const { status, message, issues } = r.error;
+      return sendJson(res, status, { error: message, ...(issues ? { issues } : {}) });
     }
     return sendJson(res, route.status ?? 200, r.value);
   } catch (e) {

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { setTimeout as delay } from "node:timers/promises";
+import { delay, parseJsonWith, parseWith } from "@quiesce/protocol";
 import { StartRequestsBody } from "@quiesce/protocol/imds";
+import { z } from "zod";
 import type { FabricEngine } from "../engine";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { SCHEDULED_EVENTS_API_VERSIONS, type ScheduledEventsApiVersion } from "../model/document";
@@ -147,20 +148,17 @@ export class ImdsHandler {
         return sendJson(res, 400, { error: "Bad request. Body too large." });
       throw e;
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return sendJson(res, 400, { error: "Bad request. Body is not valid JSON." });
-    }
-    const body = StartRequestsBody.safeParse(json);
-    if (!body.success) {
+    // Two steps, as IMDS words the two refusals differently.
+    const json = parseJsonWith(z.unknown(), text);
+    if (!json.ok) return sendJson(res, 400, { error: "Bad request. Body is not valid JSON." });
+    const body = parseWith(StartRequestsBody, json.value);
+    if (!body.ok) {
       return sendJson(res, 400, {
         error: 'Bad request. Expected {"StartRequests": [{"EventId": "<id>"}, ...]}.',
       });
     }
-    const r = this.engine.startRequests(vm.name, body.data);
-    if (!r.ok) return sendJson(res, r.status, { error: r.error });
+    const r = this.engine.startRequests(vm.name, body.value);
+    if (!r.ok) return sendJson(res, r.error.status, { error: r.error.message });
     res.writeHead(200, { "content-length": 0 });
     res.end();
   }

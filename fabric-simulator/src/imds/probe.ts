@@ -1,8 +1,10 @@
+import { parseJsonWith } from "@quiesce/protocol";
 import {
   InstanceMetadata,
   SCHEDULED_EVENTS_API_VERSION,
   ScheduledEventsDocument,
 } from "@quiesce/protocol/imds";
+import type { z } from "zod";
 
 /**
  * Minimal IMDS calls against a simulated VM's base URL, parsed with the relay's own schemas: for
@@ -14,6 +16,13 @@ export interface ImdsAnswer<T> {
   readonly etag: string | null;
   readonly body: T | undefined;
   readonly text: string;
+}
+
+/** A 200's body through the relay's schema; one that does not parse throws (the test fails). */
+function parsed<S extends z.ZodType>(schema: S, text: string): z.output<S> {
+  const r = parseJsonWith(schema, text);
+  if (!r.ok) throw new Error(`IMDS answer does not parse: ${r.error}`);
+  return r.value;
 }
 
 async function call(
@@ -34,7 +43,7 @@ export async function getScheduledEvents(
   if (opts.metadataHeader !== false) headers.Metadata = "true";
   if (opts.ifNoneMatch !== undefined) headers["If-None-Match"] = opts.ifNoneMatch;
   const r = await call(`${imdsUrl}/metadata/scheduledevents${query}`, { headers });
-  const body = r.status === 200 ? ScheduledEventsDocument.parse(JSON.parse(r.text)) : undefined;
+  const body = r.status === 200 ? parsed(ScheduledEventsDocument, r.text) : undefined;
   return { ...r, body };
 }
 
@@ -68,6 +77,6 @@ export async function getInstanceMetadata(
   const r = await call(`${imdsUrl}/metadata/instance?api-version=${apiVersion}`, {
     headers: { Metadata: "true" },
   });
-  const body = r.status === 200 ? InstanceMetadata.parse(JSON.parse(r.text)) : undefined;
+  const body = r.status === 200 ? parsed(InstanceMetadata, r.text) : undefined;
   return { ...r, body };
 }

@@ -35,7 +35,7 @@ export function scheduleEvent(
   const names = cmd.resources ?? group.vms.filter((n) => !state.vms[n]?.deleted);
   const resolved = resolveResources(state, group, names);
   if (!resolved.ok) return fail(400, resolved.error);
-  if (resolved.resources.length === 0) return fail(400, `group ${group.name} has no live VM left`);
+  if (resolved.value.length === 0) return fail(400, `group ${group.name} has no live VM left`);
 
   const durationInSeconds = cmd.durationInSeconds ?? defaultDurationInSeconds(cmd.eventType);
   const startedForMs =
@@ -45,7 +45,7 @@ export function scheduleEvent(
     eventId: cmd.eventId,
     group: group.name,
     eventType: cmd.eventType,
-    resources: resolved.resources,
+    resources: resolved.value,
     eventSource: cmd.eventSource,
     description: cmd.description ?? defaultDescription(cmd.eventType, cmd.eventSource),
     durationInSeconds,
@@ -116,21 +116,18 @@ export function changeResources(
   const group = state.groups[e.group] as GroupRecord;
   const resolved = resolveResources(state, group, cmd.resources);
   if (!resolved.ok) return fail(400, resolved.error);
-  let next = replaceActive(state, { ...e, resources: resolved.resources });
+  let next = replaceActive(state, { ...e, resources: resolved.value });
   next = publish(
     next,
     e.group,
-    `Resources of ${e.eventId} changed to ${resolved.resources.join(",")}`,
+    `Resources of ${e.eventId} changed to ${resolved.value.join(",")}`,
     at,
   );
   const incarnation = next.groups[e.group]?.incarnation ?? 0;
   const changed = findEvent(next, e.eventId) as SimEvent;
   const recorded = {
     ...changed,
-    resourcesHistory: [
-      ...changed.resourcesHistory,
-      { incarnation, resources: resolved.resources, at },
-    ],
+    resourcesHistory: [...changed.resourcesHistory, { incarnation, resources: resolved.value, at }],
   };
   return ok(replaceActive(next, recorded), recorded);
 }

@@ -11,14 +11,14 @@ import {
   startRequests,
   takeFault,
 } from "./fabric";
-import type { FabricState, Instant, Outcome } from "./types";
+import type { FabricState, Instant, Outcome, Transition } from "./types";
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const at = (seconds: number): Instant => ({ simMs: T0 + seconds * 1000, realMs: 0 });
 
-function must<T>(o: Outcome<T>): { state: FabricState; value: T } {
-  if (!o.ok) throw new Error(o.error);
-  return o;
+function must<T>(o: Outcome<T>): Transition<T> {
+  if (!o.ok) throw new Error(o.error.message);
+  return o.value;
 }
 
 const fabric = () => must(createFabric(defaultTopology())).value;
@@ -109,7 +109,7 @@ describe("fabric model", () => {
     const s = schedule(fabric(), "x", { startImmediately: true }).state;
     const r = cancelEvent(s, "x", at(1));
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.status).toBe(409);
+    expect(!r.ok && r.error.status).toBe(409);
   });
 
   it("approval by a VM outside the event's group changes nothing but is recorded", () => {

@@ -55,8 +55,8 @@ export function createFabric(
 /** Back to the topology's first state: no events, no faults, empty timeline. */
 export function resetFabric(state: FabricState): FabricState {
   const r = createFabric(state.topology, state.options);
-  if (!r.ok) throw new Error(`topology that loaded once failed to reload: ${r.error}`);
-  return r.value;
+  if (!r.ok) throw new Error(`topology that loaded once failed to reload: ${r.error.message}`);
+  return r.value.state;
 }
 
 /** Add groups (and their VMs) to a running fabric; names must not collide with existing ones. */

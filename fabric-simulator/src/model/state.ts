@@ -1,14 +1,16 @@
+import type { Result } from "@quiesce/protocol";
 import { eventKey } from "@quiesce/protocol/imds";
 import type { GroupRecord, VmRecord } from "../topology";
 import { evicts } from "./defaults";
 import { renderDocument } from "./document";
-import type { FabricState, Instant, SimEvent, TimelineEntry } from "./types";
+import type { FabricState, Instant, Refusal, SimEvent, TimelineEntry } from "./types";
 
 /** The small steps every fabric transition is made of; each returns a new state. */
 
-export const fail = (status: 400 | 404 | 409, error: string) =>
-  ({ ok: false, status, error }) as const;
-export const ok = <T>(state: FabricState, value: T) => ({ ok: true, state, value }) as const;
+export const fail = (status: Refusal["status"], message: string) =>
+  ({ ok: false, error: { status, message } }) as const;
+export const ok = <T>(state: FabricState, value: T) =>
+  ({ ok: true, value: { state, value } }) as const;
 
 export function append(
   state: FabricState,
@@ -59,7 +61,7 @@ export function resolveResources(
   state: FabricState,
   group: GroupRecord,
   names: readonly string[],
-): { ok: true; resources: string[] } | { ok: false; error: string } {
+): Result<string[]> {
   const resources: string[] = [];
   for (const n of names) {
     const vm = findVm(state, n);
@@ -69,7 +71,7 @@ export function resolveResources(
     if (vm.deleted) return { ok: false, error: `${vm.name} was deleted` };
     if (!resources.includes(vm.name)) resources.push(vm.name);
   }
-  return { ok: true, resources };
+  return { ok: true, value: resources };
 }
 
 export function findEvent(state: FabricState, eventId: string): SimEvent | undefined {

@@ -1,3 +1,4 @@
+import type { Result } from "@quiesce/protocol";
 import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import type { GroupRecord, Topology, VmRecord } from "../topology";
 
@@ -130,6 +131,16 @@ export interface FabricState {
   readonly nextFaultId: number;
 }
 
-export type Outcome<T> =
-  | { readonly ok: true; readonly state: FabricState; readonly value: T }
-  | { readonly ok: false; readonly status: 400 | 404 | 409; readonly error: string };
+/** A transition of the fabric: the new state, and what the command returns. */
+export interface Transition<T> {
+  readonly state: FabricState;
+  readonly value: T;
+}
+
+/** Why a command changed nothing: 400 (bad input), 404 (no such thing), 409 (not now). */
+export interface Refusal {
+  readonly status: 400 | 404 | 409;
+  readonly message: string;
+}
+
+export type Outcome<T> = Result<Transition<T>, Refusal>;

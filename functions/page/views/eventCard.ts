@@ -1,7 +1,7 @@
 import type { EventView } from "../api";
-import { ago, clock } from "../core/format";
-import { layoutBar, spansFromMilestones } from "../core/timeline";
 import { h } from "../dom";
+import { ago, clock } from "../model/format";
+import { layoutBar, spansFromMilestones } from "../model/timeline";
 import { type OperatorUi, operatorButtons } from "./operator";
 import { eventHref, phaseBadge } from "./phase";
 import { timelineBar } from "./timelineBar";

@@ -1,7 +1,7 @@
 import type { EventDetail } from "../api";
-import { ago, clock } from "../core/format";
-import { layoutBar, spansFromTransitions } from "../core/timeline";
 import { h } from "../dom";
+import { ago, clock } from "../model/format";
+import { layoutBar, spansFromTransitions } from "../model/timeline";
 import { waitingFor } from "./eventCard";
 import { type OperatorUi, operatorButtons } from "./operator";
 import { phaseBadge } from "./phase";

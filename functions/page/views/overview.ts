@@ -1,7 +1,7 @@
 import type { ClusterPage, EventView, MemberView } from "../api";
-import { ago, clock, outcome } from "../core/format";
-import { GROUP_KIND_LABEL, groupMembers } from "../core/groups";
 import { h } from "../dom";
+import { ago, clock, outcome } from "../model/format";
+import { GROUP_KIND_LABEL, groupMembers } from "../model/groups";
 import { eventCard } from "./eventCard";
 import type { OperatorUi } from "./operator";
 import { eventHref, phaseBadge } from "./phase";

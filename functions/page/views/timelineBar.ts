@@ -1,6 +1,6 @@
-import { clock } from "../core/format";
-import type { TimelineBar } from "../core/timeline";
 import { h } from "../dom";
+import { clock } from "../model/format";
+import type { TimelineBar } from "../model/timeline";
 
 const PHASE_CLASS: Record<string, string> = {
   Observed: "p-wait",

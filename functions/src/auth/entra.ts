@@ -92,7 +92,7 @@ export function createEntraAuthenticator(options: EntraOptions): Authenticator {
 
       let payload: unknown;
       try {
-        ({ payload } = await jwtVerify(bearer.credential, keys, {
+        ({ payload } = await jwtVerify(bearer.value, keys, {
           issuer: options.issuers,
           audience: options.audiences,
           algorithms: ["RS256"],

@@ -1,3 +1,4 @@
+import { parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
 import { AuthUnavailableError } from "./types";
 
@@ -65,9 +66,9 @@ export function createGraphIdentityResolver(options: {
       throw new AuthUnavailableError(
         `Graph answered HTTP ${res.status} looking up managed identity ${objectId} (the coordinator's identity needs Application.Read.All)`,
       );
-    const sp = ServicePrincipal.safeParse(await res.json().catch(() => undefined));
-    if (!sp.success || sp.data.servicePrincipalType !== "ManagedIdentity") return undefined;
-    return sp.data.alternativeNames?.find((n) => n.toLowerCase().startsWith("/subscriptions/"));
+    const sp = parseJsonWith(ServicePrincipal, await res.text().catch(() => ""));
+    if (!sp.ok || sp.value.servicePrincipalType !== "ManagedIdentity") return undefined;
+    return sp.value.alternativeNames?.find((n) => n.toLowerCase().startsWith("/subscriptions/"));
   };
 
   return {

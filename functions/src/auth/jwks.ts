@@ -1,4 +1,6 @@
+import { parseJsonWith } from "@quiesce/protocol";
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTVerifyGetKey } from "jose";
+import { z } from "zod";
 import { AuthUnavailableError } from "./types";
 
 /** Same pacing as jose's remote key set: keys cached 10 min, an unknown `kid` refetches at most every 30 s. */
@@ -22,6 +24,16 @@ export function signingKeys(url: URL, fetchImpl?: typeof fetch): JWTVerifyGetKey
 
 type LocalSet = ReturnType<typeof createLocalJWKSet>;
 
+/**
+ * A published key set: a list of keys, each checked by createLocalJWKSet when used. A key
+ * without `kty` could never verify a token (keys are picked by type): it is left out.
+ */
+const KeySet = z.object({
+  keys: z
+    .array(z.looseObject({ kty: z.string().optional() }))
+    .transform((keys) => keys.filter((k): k is typeof k & { kty: string } => k.kty !== undefined)),
+});
+
 function fetchedKeySet(url: URL, fetchImpl: typeof fetch): JWTVerifyGetKey {
   let current: { keys: LocalSet; at: number } | undefined;
   let inflight: Promise<{ keys: LocalSet; at: number }> | undefined;
@@ -32,12 +44,9 @@ function fetchedKeySet(url: URL, fetchImpl: typeof fetch): JWTVerifyGetKey {
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     if (!res.ok) throw new AuthUnavailableError(`signing keys: HTTP ${res.status} from ${url}`);
-    const body: unknown = await res.json();
-    // createLocalJWKSet validates the set's shape (JWKSInvalid otherwise).
-    current = {
-      keys: createLocalJWKSet(body as Parameters<typeof createLocalJWKSet>[0]),
-      at: Date.now(),
-    };
+    const body = parseJsonWith(KeySet, await res.text());
+    if (!body.ok) throw new AuthUnavailableError(`signing keys from ${url}: ${body.error}`);
+    current = { keys: createLocalJWKSet(body.value), at: Date.now() };
     return current;
   };
   // One fetch at a time; `.finally` runs asynchronously, so even a fetch that throws at once

@@ -52,7 +52,7 @@ export function createSharedKeyAuthenticator(keys: {
     async authenticate(authorization, need) {
       const bearer = parseBearer(authorization);
       if (!bearer.ok) return { ok: false, status: 401, error: bearer.error };
-      const presented = digest(bearer.credential);
+      const presented = digest(bearer.value);
       // Both comparisons always run, so timing does not tell which key was close.
       const isRelay = timingSafeEqual(presented, relay);
       const isOperator = timingSafeEqual(presented, operator);

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
+import { delay } from "@quiesce/protocol";
 
 /**
  * Azurite's table service, started from node_modules as a child process on 127.0.0.1. Its
@@ -114,7 +115,7 @@ async function startOnce(opts: AzuriteOptions): Promise<AzuriteHandle | null> {
       };
       return { connectionString: azuriteConnectionString(port), port, stop, kill };
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await delay(100);
   }
   await stop();
   throw new Error(`Azurite did not answer on 127.0.0.1:${port} in time: ${output.trim()}`);

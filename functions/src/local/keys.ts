@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
 
 export interface LocalKeys {
@@ -72,16 +73,10 @@ function readKeys(file: string): z.infer<typeof KeysFile> | undefined {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw e;
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const keys = KeysFile.safeParse(parsed);
-  if (!keys.success)
-    throw new Error(`${file} is not a valid keys file; delete it to generate new keys`);
+  const keys = parseJsonWith(KeysFile, text);
+  // No detail: JSON.parse quotes the text, and this file holds secrets.
+  if (!keys.ok) throw new Error(`${file} is not a valid keys file; delete it to generate new keys`);
   // Someone may have copied it with looser permissions; the keys are secrets.
   if (process.platform !== "win32" && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
-  return keys.data;
+  return keys.value;
 }

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { BooleanText } from "@quiesce/protocol";
 import { startLocalCoordinator } from "./server";
 
 /**
@@ -29,7 +30,8 @@ async function main(): Promise<void> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => k.startsWith("QUIESCE_")),
   );
-  const debug = env.QUIESCE_DEBUG === "true";
+  // The settings themselves are checked by startLocalCoordinator; an unreadable word is not debug.
+  const debug = BooleanText.safeParse(env.QUIESCE_DEBUG).data === true;
   const local = await startLocalCoordinator({
     port,
     host: values.host,

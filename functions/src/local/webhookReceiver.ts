@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseJsonWith } from "@quiesce/protocol";
+import { z } from "zod";
 
 /**
  * A loopback receiver standing in for Teams, Slack and a generic webhook endpoint: what
@@ -63,13 +65,13 @@ export async function startWebhookReceiver(opts: {
       const headers = Object.fromEntries(
         Object.entries(req.headers).map(([k, v]) => [k, String(v)]),
       );
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
+      // Any JSON: the receiver keeps what it was sent; tests and the demo read it with their schemas.
+      const json = parseJsonWith(z.unknown(), text);
+      if (!json.ok) {
         res.writeHead(400).end("invalid JSON");
         return;
       }
+      const body = json.value;
       const m: ReceivedMessage = {
         sink,
         body,

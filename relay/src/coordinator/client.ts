@@ -1,16 +1,29 @@
+import { parseJsonWith, type Result } from "@quiesce/protocol";
 import {
   parseReportResponse,
   type RelayReport,
   type ReportResponse,
   type SkippedDirective,
 } from "@quiesce/protocol/relay";
+import { z } from "zod";
 import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
 import type { TokenSource } from "./auth";
 
-export type ReportOutcome =
-  | { ok: true; response: ReportResponse; skipped: SkippedDirective[] }
-  | { ok: false; error: string; status?: number };
+/** The coordinator's answer: its directives, and those this relay did not understand. */
+export interface ReportAnswer {
+  response: ReportResponse;
+  skipped: SkippedDirective[];
+}
+
+/** The answer, or one line saying why there is none (the reporter retries). */
+export type ReportOutcome = Result<ReportAnswer>;
+
+/** A failed send, and whether it was a 1.0 coordinator refusing a field added after 1.0. */
+type SendOutcome = Result<ReportAnswer, { message: string; refusedAddedField: boolean }>;
+
+/** How the coordinator words a refusal. */
+const ProblemBody = z.object({ error: z.string() });
 
 /** Report fields added after protocol 1.0, each sent only when it has something to say. */
 const ADDED_AFTER_1_0 = ["imds", "imdsProblems"] as const;
@@ -26,12 +39,9 @@ const LEGACY_RETRY_MS = 10 * 60_000;
  */
 function refusedAddedField(status: number, body: string): boolean {
   if (status !== 400) return false;
-  let error = body;
-  try {
-    error = String((JSON.parse(body) as { error?: unknown }).error ?? body);
-  } catch {
-    // not JSON: read the text as it is
-  }
+  const problem = parseJsonWith(ProblemBody, body);
+  // Not a problem body: read the text as it is.
+  const error = problem.ok ? problem.value.error : body;
   return /Unrecognized key/i.test(error) && ADDED_AFTER_1_0.some((f) => error.includes(`"${f}"`));
 }
 
@@ -58,10 +68,12 @@ export class CoordinatorClient {
 
   async report(report: RelayReport, signal?: AbortSignal): Promise<ReportOutcome> {
     const legacy = Date.now() < this.legacyUntil;
-    const outcome = await this.send(legacy ? withoutAddedFields(report) : report, signal);
-    if (legacy || outcome.ok || !outcome.refusedAddedField) return outcome;
-    this.legacyUntil = Date.now() + LEGACY_RETRY_MS;
-    return this.send(withoutAddedFields(report), signal);
+    let sent = await this.send(legacy ? withoutAddedFields(report) : report, signal);
+    if (!legacy && !sent.ok && sent.error.refusedAddedField) {
+      this.legacyUntil = Date.now() + LEGACY_RETRY_MS;
+      sent = await this.send(withoutAddedFields(report), signal);
+    }
+    return sent.ok ? sent : { ok: false, error: sent.error.message };
   }
 
   /** True while reports leave out the fields a 1.0 coordinator refused. */
@@ -69,10 +81,11 @@ export class CoordinatorClient {
     return Date.now() < this.legacyUntil;
   }
 
-  private async send(
-    report: RelayReport,
-    signal?: AbortSignal,
-  ): Promise<ReportOutcome & { refusedAddedField?: boolean }> {
+  private async send(report: RelayReport, signal?: AbortSignal): Promise<SendOutcome> {
+    const failed = (message: string, refusedAddedField = false): SendOutcome => ({
+      ok: false,
+      error: { message, refusedAddedField },
+    });
     try {
       const token = await this.tokens.token();
       const res = await httpRequest({
@@ -86,25 +99,19 @@ export class CoordinatorClient {
       });
       const text = res.body;
       if (res.status < 200 || res.status > 299) {
-        return {
-          ok: false,
-          status: res.status,
-          error: `HTTP ${res.status}: ${text.slice(0, 300)}`,
-          refusedAddedField: refusedAddedField(res.status, text),
-        };
+        return failed(
+          `HTTP ${res.status}: ${text.slice(0, 300)}`,
+          refusedAddedField(res.status, text),
+        );
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return { ok: false, status: res.status, error: "answer is not JSON" };
-      }
-      const parsed = parseReportResponse(json);
-      if (!parsed.ok)
-        return { ok: false, status: res.status, error: `answer malformed: ${parsed.error}` };
-      return { ok: true, ...parsed.value };
+      // Any JSON here: parseReportResponse reads the directives one by one.
+      const json = parseJsonWith(z.unknown(), text);
+      if (!json.ok) return failed("answer is not JSON");
+      const parsed = parseReportResponse(json.value);
+      if (!parsed.ok) return failed(`answer malformed: ${parsed.error}`);
+      return parsed;
     } catch (e) {
-      return { ok: false, error: errorText(e) };
+      return failed(errorText(e));
     }
   }
 

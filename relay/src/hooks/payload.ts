@@ -1,5 +1,5 @@
 import type { ScheduledEvent, VmIdentity } from "@quiesce/protocol/imds";
-import type { HookKind } from "../core/state";
+import type { HookKind } from "../decisions/state";
 
 /** What a hook receives: as JSON on stdin / as the POST body, and flattened into env variables. */
 export interface HookPayload {

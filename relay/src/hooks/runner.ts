@@ -1,5 +1,5 @@
 import type { RelaySettings } from "../config";
-import type { HookKind } from "../core/state";
+import type { HookKind } from "../decisions/state";
 import { runCommandHook } from "./command";
 import { runHttpHook } from "./http";
 import type { HookOutcome } from "./outcome";

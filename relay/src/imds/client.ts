@@ -1,4 +1,4 @@
-import { describeZodError } from "@quiesce/protocol";
+import { backoffMs, delay, parseJsonWith } from "@quiesce/protocol";
 import {
   type ImdsProblem,
   INSTANCE_METADATA_API_VERSION,
@@ -8,7 +8,7 @@ import {
   type VmIdentity,
   vmIdentityFromInstanceMetadata,
 } from "@quiesce/protocol/imds";
-import { delay, jitter } from "../clock";
+import { z } from "zod";
 import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
 import { Pacer } from "./pacer";
@@ -83,16 +83,18 @@ export class ImdsClient {
     if (a.status === 304) return { kind: "unchanged" };
     if (a.status !== 200)
       return { kind: "unavailable", error: `HTTP ${a.status}: ${a.body.slice(0, 200)}` };
-    let json: unknown;
-    try {
-      json = JSON.parse(a.body);
-    } catch (e) {
+    // Any JSON here: the document is then read event by event, so one odd field does not hide
+    // the document's other events.
+    const json = parseJsonWith(z.unknown(), a.body);
+    if (!json.ok) {
       this.etag = undefined;
-      const error = `not JSON: ${(e as Error).message}`;
-      return { kind: "malformed", error, problems: [{ kind: "document", detail: error }] };
+      return {
+        kind: "malformed",
+        error: json.error,
+        problems: [{ kind: "document", detail: json.error }],
+      };
     }
-    // Event by event: one odd field must not hide the document's other events.
-    const read = parseScheduledEventsLeniently(json);
+    const read = parseScheduledEventsLeniently(json.value);
     if (!read.document) {
       // Forget the ETag: a fixed document under the same tag must still be read again.
       this.etag = undefined;
@@ -130,10 +132,9 @@ export class ImdsClient {
     if ("error" in a) throw new Error(`instance metadata unavailable: ${a.error}`);
     if (a.status !== 200)
       throw new Error(`instance metadata: HTTP ${a.status}: ${a.body.slice(0, 200)}`);
-    const parsed = InstanceMetadata.safeParse(safeJson(a.body));
-    if (!parsed.success)
-      throw new Error(`instance metadata malformed: ${describeZodError(parsed.error)}`);
-    return vmIdentityFromInstanceMetadata(parsed.data);
+    const parsed = parseJsonWith(InstanceMetadata, a.body);
+    if (!parsed.ok) throw new Error(`instance metadata malformed: ${parsed.error}`);
+    return vmIdentityFromInstanceMetadata(parsed.value);
   }
 
   async close(): Promise<void> {
@@ -147,11 +148,15 @@ export class ImdsClient {
     budgetMs = this.o.retryBudgetMs,
   ): Promise<Attempt> {
     const started = performance.now();
-    let wait = this.o.retryBaseMs;
+    const backoff = {
+      baseMs: this.o.retryBaseMs,
+      maxMs: this.o.retryMaxMs,
+      jitter: "equal",
+    } as const;
     for (let n = 1; ; n++) {
       const a = await attempt();
       if (!retriable(a) || signal?.aborted) return a;
-      const waitMs = jitter(wait);
+      const waitMs = backoffMs(n, backoff);
       if (performance.now() - started + waitMs > budgetMs) return a;
       this.o.onRetry?.({
         what,
@@ -160,7 +165,6 @@ export class ImdsClient {
         waitMs: Math.round(waitMs),
       });
       await delay(waitMs, signal);
-      wait = Math.min(wait * 2, this.o.retryMaxMs);
     }
   }
 
@@ -193,13 +197,5 @@ export class ImdsClient {
     } catch (e) {
       return { error: errorText(e) };
     }
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

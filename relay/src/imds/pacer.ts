@@ -1,4 +1,4 @@
-import { delay } from "../clock";
+import { delay } from "@quiesce/protocol";
 
 /**
  * IMDS throttles above 5 requests per second per VM. Every request to it (GET and POST) takes a

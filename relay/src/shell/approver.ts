@@ -1,6 +1,6 @@
 import type { ApprovalResult } from "@quiesce/protocol/relay";
-import { classifyStartRequestsAnswer, planApproval } from "../core/approve";
-import { recordApprovals } from "../core/reconcile";
+import { classifyStartRequestsAnswer, planApproval } from "../decisions/approve";
+import { recordApprovals } from "../decisions/reconcile";
 import type { ImdsClient } from "../imds/client";
 import type { RelayContext } from "./context";
 

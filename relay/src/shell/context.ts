@@ -1,9 +1,9 @@
+import type { Clock } from "@quiesce/protocol";
 import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/protocol/imds";
-import type { Clock } from "../clock";
 import type { RelaySettings } from "../config";
-import type { RelayState } from "../core/state";
+import type { RelayState } from "../decisions/state";
 import type { Logger } from "../log";
-import type { StateWriter } from "../stateFile";
+import type { StateFileWriter } from "../stateFile";
 
 /**
  * What the relay's loops share: the state (written through on every change), this VM's identity
@@ -22,7 +22,7 @@ export class RelayContext {
     readonly settings: RelaySettings,
     readonly log: Logger,
     private readonly clock: Clock,
-    private readonly writer: StateWriter,
+    private readonly writer: StateFileWriter,
     initial: RelayState,
   ) {
     this.state = initial;

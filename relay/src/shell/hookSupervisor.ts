@@ -1,14 +1,20 @@
 import { entryOf } from "@quiesce/protocol";
 import type { VmIdentity } from "@quiesce/protocol/imds";
-import { dueHooks, type HookAction, hookFinished, hookStarted, prune } from "../core/reconcile";
-import { hookTimeoutMs } from "../core/timeouts";
+import {
+  dueHooks,
+  type HookAction,
+  hookFinished,
+  hookStarted,
+  prune,
+} from "../decisions/reconcile";
+import { hookTimeoutMs } from "../decisions/timeouts";
 import type { HookOutcome } from "../hooks/outcome";
 import type { HookRunner } from "../hooks/runner";
 import { errorText } from "../log";
 import type { RelayContext } from "./context";
 
 /**
- * Starts the hooks the core says are due, each at most once, with its deadline from NotBefore;
+ * Starts the hooks dueHooks says are due, each at most once, with its deadline from NotBefore;
  * records how each ended. A hook never blocks IMDS polling or reporting.
  */
 export class HookSupervisor {

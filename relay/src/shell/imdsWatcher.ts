@@ -1,12 +1,15 @@
+import { type Backoff, backoffMs, delay } from "@quiesce/protocol";
 import type { ImdsProblem } from "@quiesce/protocol/imds";
 import { carryOverUnreadable, type VmIdentity } from "@quiesce/protocol/imds";
 import type { ImdsHealth } from "@quiesce/protocol/relay";
-import { delay, jitter } from "../clock";
-import { observeDocument, prune } from "../core/reconcile";
+import { observeDocument, prune } from "../decisions/reconcile";
 import type { ImdsClient, ScheduledEventsRead } from "../imds/client";
 import { errorText } from "../log";
 import type { RelayContext } from "./context";
 import type { HookSupervisor } from "./hookSupervisor";
+
+/** Until IMDS says who this VM is: 1 s doubling to 30 s, jittered so relays never retry in step. */
+const IDENTITY_RETRY: Backoff = { baseMs: 1_000, maxMs: 30_000, jitter: "equal" };
 
 /**
  * Polls IMDS once per interval (Azure's advice), whatever the coordinator or the hooks are
@@ -52,13 +55,13 @@ export class ImdsWatcher {
 
   private async acquireIdentity(): Promise<VmIdentity | undefined> {
     const { ctx } = this;
-    for (let wait = 1_000; !ctx.stopped; wait = Math.min(wait * 2, 30_000)) {
+    for (let failures = 1; !ctx.stopped; failures++) {
       try {
         return await this.imds.readIdentity(ctx.stopping.signal);
       } catch (e) {
         if (ctx.stopped) return undefined;
         ctx.log.warn("instance metadata not available yet; retrying", { error: errorText(e) });
-        await delay(jitter(wait), ctx.stopping.signal);
+        await delay(backoffMs(failures, IDENTITY_RETRY), ctx.stopping.signal);
       }
     }
     return undefined;

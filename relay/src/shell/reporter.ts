@@ -1,8 +1,8 @@
+import { backoffMs, delay } from "@quiesce/protocol";
 import { type Directive, PROTOCOL_VERSION, type RelayReport } from "@quiesce/protocol/relay";
-import { delay, jitter } from "../clock";
 import type { CoordinatorClient } from "../coordinator/client";
-import { unacknowledgedHooks } from "../core/acknowledged";
-import { reportedHooks, requestRecover } from "../core/reconcile";
+import { unacknowledgedHooks } from "../decisions/acknowledged";
+import { reportedHooks, requestRecover } from "../decisions/reconcile";
 import { errorText } from "../log";
 import { RELAY_VERSION } from "../version";
 import type { Approver } from "./approver";
@@ -71,7 +71,6 @@ export class Reporter {
     const { ctx, retry, bounds, stats } = this;
     const { log } = ctx;
     let heartbeatMs = bounds.min;
-    let backoff = retry.baseMs;
     while (!ctx.stopped) {
       if (!ctx.vm || !ctx.reports.dirty) {
         await ctx.reports.sleep(ctx.vm ? heartbeatMs : 60_000);
@@ -89,11 +88,11 @@ export class Reporter {
         stats.reports++;
         stats.lastAnswerAt = ctx.iso();
         stats.lastError = undefined;
-        backoff = retry.baseMs;
-        const { hooksStored, activeReportSeconds } = outcome.response;
+        const { response, skipped } = outcome.value;
+        const { hooksStored, activeReportSeconds } = response;
         if (activeReportSeconds !== undefined) this.activeMs = activeReportSeconds * 1000;
         this.unacknowledged = unacknowledgedHooks(report, hooksStored);
-        const askedMs = outcome.response.nextReportInSeconds * 1000;
+        const askedMs = response.nextReportInSeconds * 1000;
         const activeMs = this.activeMs;
         heartbeatMs = Math.min(
           bounds.max,
@@ -103,13 +102,13 @@ export class Reporter {
           ),
         );
         log.debug("report sent", {
-          applied: outcome.response.applied,
-          directives: outcome.response.directives.length,
-          nextReportInSeconds: outcome.response.nextReportInSeconds,
+          applied: response.applied,
+          directives: response.directives.length,
+          nextReportInSeconds: response.nextReportInSeconds,
         });
-        for (const skip of outcome.skipped)
+        for (const skip of skipped)
           log.warn("directive skipped: not understood by this relay version", { ...skip });
-        this.onDirectives(outcome.response.directives);
+        this.onDirectives(response.directives);
       } else {
         stats.failuresInARow++;
         stats.lastError = outcome.error;
@@ -121,13 +120,17 @@ export class Reporter {
           });
         }
         ctx.reports.dirty = true; // the current view is still owed, whatever changes meanwhile
-        await delay(jitter(backoff), ctx.stopping.signal);
         // While something is owed (events in the document, hook states not yet stored) retry
         // at least at the active interval, so the cluster converges within one interval of the
         // coordinator answering again.
         const owed = this.unacknowledged || (ctx.latest?.Events.length ?? 0) > 0;
-        const cap = owed && this.activeMs ? Math.min(retry.maxMs, this.activeMs) : retry.maxMs;
-        backoff = Math.min(backoff * 2, cap);
+        const maxMs = owed && this.activeMs ? Math.min(retry.maxMs, this.activeMs) : retry.maxMs;
+        const waitMs = backoffMs(stats.failuresInARow, {
+          baseMs: retry.baseMs,
+          maxMs,
+          jitter: "equal",
+        });
+        await delay(waitMs, ctx.stopping.signal);
       }
     }
   }

@@ -11,7 +11,11 @@ import { z } from "zod";
 export const HookKind = z.enum(["drain", "recover"]);
 export type HookKind = z.infer<typeof HookKind>;
 
-export const EventRecord = z.object({
+/**
+ * An event this relay tracks because it named this VM: the event, and the drain and recover it
+ * ran for it. (The coordinator's EventRecord is another thing: its row per event of a cluster.)
+ */
+export const TrackedEvent = z.object({
   /** As first seen in the document; echoed to IMDS and the coordinator exactly. */
   eventId: z.string().min(1),
   /** The latest version seen: the recover hook still needs it after the event left the document. */
@@ -24,13 +28,13 @@ export const EventRecord = z.object({
   drain: HookRun.optional(),
   recover: HookRun.optional(),
 });
-export type EventRecord = z.infer<typeof EventRecord>;
+export type TrackedEvent = z.infer<typeof TrackedEvent>;
 
 export const RelayState = z.object({
   stateVersion: z.literal(1),
   /** Keyed by eventKey(EventId): ids compare case-insensitively. */
   // Null-prototype (dict.ts): an EventId such as "constructor" is a key like any other.
-  events: z.record(z.string(), EventRecord).transform((r) => dict(Object.entries(r))),
+  events: z.record(z.string(), TrackedEvent).transform((r) => dict(Object.entries(r))),
   approvals: z.array(ApprovalResult),
 });
 export type RelayState = z.infer<typeof RelayState>;

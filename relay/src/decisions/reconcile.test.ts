@@ -39,7 +39,7 @@ function runAll(state: RelayState, ok = true, now = T0): RelayState {
   return s;
 }
 
-describe("relay core", () => {
+describe("relay decisions", () => {
   it("drains only for events that name this VM, whatever the case of the name", () => {
     const s = observeDocument(
       emptyState(),

@@ -1,11 +1,12 @@
 import { dict, entryOf, withEntry } from "@quiesce/protocol";
 import { eventKey, namesVm, type ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import type { ApprovalResult, EventHooks, HookRun } from "@quiesce/protocol/relay";
-import type { EventRecord, HookKind, RelayState } from "./state";
+import type { HookKind, RelayState, TrackedEvent } from "./state";
 
 /**
- * The relay's functional core: pure functions of (state, input, now). The loop in relay.ts feeds
- * them documents, hook outcomes and directives, and does what they say.
+ * The relay's pure decisions: functions of (state, input, now). The loops in shell/ feed them
+ * documents (imdsWatcher.ts), hook outcomes (hookSupervisor.ts), directives (reporter.ts) and
+ * approval results (approver.ts), and do what they say.
  */
 
 export interface HookAction {
@@ -94,7 +95,7 @@ export function hookFinished(
 
 /** A hook that was running when the relay stopped is interrupted: it runs again at next start. */
 export function markInterrupted(state: RelayState, now: number, detail: string): RelayState {
-  const events = dict<EventRecord>();
+  const events = dict<TrackedEvent>();
   for (const [key, rec] of Object.entries(state.events)) {
     const fix = (run: HookRun | undefined): HookRun | undefined =>
       run?.status === "running"
@@ -121,7 +122,7 @@ const finished = (run: HookRun | undefined) =>
 
 /** Forget what the coordinator no longer needs, so state and reports stay bounded. */
 export function prune(state: RelayState, now: number): RelayState {
-  const events = dict<EventRecord>();
+  const events = dict<TrackedEvent>();
   for (const [key, rec] of Object.entries(state.events)) {
     const goneFor = rec.goneAt ? now - Date.parse(rec.goneAt) : 0;
     const settled = rec.drain === undefined || finished(rec.recover);

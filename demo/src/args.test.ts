@@ -1,0 +1,35 @@
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseDemoArgs, USAGE } from "./args";
+
+const defaults = { scenario: "/demo/scenarios/default.json", stay: true };
+
+describe("demo arguments", () => {
+  it("defaults to the default scenario on port 7071, staying when interactive", () => {
+    expect(parseDemoArgs([], defaults)).toEqual({ ...defaults, port: 7071 });
+  });
+
+  it("reads every option; of --exit and --stay the last one wins", () => {
+    expect(
+      parseDemoArgs(
+        ["--scenario", "s.json", "--time-scale", "120", "--port", "0", "--exit"],
+        defaults,
+      ),
+    ).toEqual({ scenario: resolve("s.json"), timeScale: 120, port: 0, stay: false });
+    expect(parseDemoArgs(["--exit", "--stay"], { ...defaults, stay: false })).toMatchObject({
+      stay: true,
+    });
+    expect(parseDemoArgs(["--stay", "--exit"], defaults)).toMatchObject({ stay: false });
+    expect(parseDemoArgs(["-h"], defaults)).toBe(USAGE);
+  });
+
+  it("refuses unknown arguments, missing values and numbers that are not", () => {
+    expect(() => parseDemoArgs(["--bogus"], defaults)).toThrow(/^unknown argument --bogus\n/);
+    expect(() => parseDemoArgs(["stray"], defaults)).toThrow(/^unknown argument stray/);
+    expect(() => parseDemoArgs(["--port"], defaults)).toThrow("--port needs a value");
+    expect(() => parseDemoArgs(["--port", "-1"], defaults)).toThrow(
+      '--port needs a non-negative number, got "-1"',
+    );
+    expect(() => parseDemoArgs(["--time-scale", "fast"], defaults)).toThrow(/--time-scale/);
+  });
+});

@@ -1,0 +1,65 @@
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { argProblem } from "@quiesce/protocol";
+
+export const USAGE = `npm start [-- --scenario FILE] [--time-scale N] [--port N] [--exit | --stay]
+
+  --scenario FILE   play this scenario (default: demo/scenarios/default.json; format in README)
+  --time-scale N    simulated seconds per real second (overrides the scenario's)
+  --port N          coordinator port (default 7071; 0 picks a free one)
+  --exit            exit after the summary (default when stdin is not a terminal)
+  --stay            keep everything running after the summary until Ctrl-C`;
+
+export interface DemoArgs {
+  scenario: string;
+  timeScale?: number;
+  port: number;
+  stay: boolean;
+}
+
+const OPTIONS = {
+  scenario: { type: "string" },
+  "time-scale": { type: "string" },
+  port: { type: "string" },
+  exit: { type: "boolean" },
+  stay: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/**
+ * The demo's arguments; the usage text when asked for help. Throws naming an unknown argument,
+ * an option missing its value, or a number that is not one. Of --exit and --stay the last wins.
+ */
+export function parseDemoArgs(
+  argv: string[],
+  defaults: { scenario: string; stay: boolean },
+): DemoArgs | string {
+  const { values, tokens } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    strict: false,
+    tokens: true,
+  });
+  if (values.help === true) return USAGE;
+  const problem = argProblem(tokens, OPTIONS);
+  if (problem?.kind === "needsValue") throw new Error(`${problem.option} needs a value`);
+  if (problem) throw new Error(`unknown argument ${problem.arg}\n\n${USAGE}`);
+  const number = (flag: keyof typeof OPTIONS): number | undefined => {
+    const v = values[flag];
+    if (typeof v !== "string") return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0)
+      throw new Error(`--${flag} needs a non-negative number, got "${v}"`);
+    return n;
+  };
+  const lastOfExitOrStay = tokens.findLast(
+    (t) => t.kind === "option" && (t.name === "exit" || t.name === "stay"),
+  );
+  const timeScale = number("time-scale");
+  return {
+    scenario: typeof values.scenario === "string" ? resolve(values.scenario) : defaults.scenario,
+    ...(timeScale !== undefined ? { timeScale } : {}),
+    port: number("port") ?? 7071,
+    stay: lastOfExitOrStay?.kind === "option" ? lastOfExitOrStay.name === "stay" : defaults.stay,
+  };
+}
