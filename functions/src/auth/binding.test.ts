@@ -43,12 +43,12 @@ describe("binding a relay's Entra identity to the VM it reports for", () => {
       "relay",
     );
     if (!result.ok) throw new Error(`expected a valid relay token: ${result.error}`);
-    return result.principal;
+    return result.value;
   };
 
   it("binds a VM's system-assigned identity (xms_mirid only) to that VM", async () => {
     const p = await relayPrincipal({ xms_mirid: VM_A.resourceId });
-    expect(authorizeRelayForVm(p, VM_A)).toEqual({ ok: true, binding: "vm" });
+    expect(authorizeRelayForVm(p, VM_A)).toEqual({ ok: true, value: "vm" });
   });
 
   it("compares resource ids case-insensitively, as ARM does", async () => {
@@ -60,7 +60,7 @@ describe("binding a relay's Entra identity to the VM it reports for", () => {
       authorizeRelayForVm(p, { name: "WEB-A", resourceId: VM_A.resourceId.toUpperCase() }),
     ).toEqual({
       ok: true,
-      binding: "vm",
+      value: "vm",
     });
   });
 
@@ -69,9 +69,9 @@ describe("binding a relay's Entra identity to the VM it reports for", () => {
     const result = authorizeRelayForVm(p, VM_B);
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.status).toBe(403);
-    expect(result.error).toContain(VM_A.resourceId);
-    expect(result.error).toContain(VM_B.resourceId);
+    expect(result.error.status).toBe(403);
+    expect(result.error.reason).toContain(VM_A.resourceId);
+    expect(result.error.reason).toContain(VM_B.resourceId);
   });
 
   it("refuses a report whose VM name is not the name its resource id carries", async () => {
@@ -79,48 +79,49 @@ describe("binding a relay's Entra identity to the VM it reports for", () => {
     const result = authorizeRelayForVm(p, { name: "web-b", resourceId: VM_A.resourceId });
     expect(result).toMatchObject({
       ok: false,
-      status: 403,
-      error: expect.stringMatching(/does not match its resourceId/),
+      error: { status: 403, reason: expect.stringMatching(/does not match its resourceId/) },
     });
   });
 
   it("binds a scale set's identity at scale-set level: any instance of that set", async () => {
     const p = await relayPrincipal({ xms_mirid: SCALE_SET, xms_az_rid: SCALE_SET });
-    expect(authorizeRelayForVm(p, INSTANCE_0)).toEqual({ ok: true, binding: "scaleSet" });
-    expect(authorizeRelayForVm(p, INSTANCE_1)).toEqual({ ok: true, binding: "scaleSet" });
-    expect(authorizeRelayForVm(p, OTHER_SET_INSTANCE)).toMatchObject({ ok: false, status: 403 });
-    expect(authorizeRelayForVm(p, VM_A)).toMatchObject({ ok: false, status: 403 });
+    expect(authorizeRelayForVm(p, INSTANCE_0)).toEqual({ ok: true, value: "scaleSet" });
+    expect(authorizeRelayForVm(p, INSTANCE_1)).toEqual({ ok: true, value: "scaleSet" });
+    expect(authorizeRelayForVm(p, OTHER_SET_INSTANCE)).toMatchObject({
+      ok: false,
+      error: { status: 403 },
+    });
+    expect(authorizeRelayForVm(p, VM_A)).toMatchObject({ ok: false, error: { status: 403 } });
   });
 
   it("binds a scale-set instance exactly when the token names the instance", async () => {
     const p = await relayPrincipal({ xms_mirid: SCALE_SET, xms_az_rid: INSTANCE_0.resourceId });
-    expect(authorizeRelayForVm(p, INSTANCE_0)).toEqual({ ok: true, binding: "vm" });
-    expect(authorizeRelayForVm(p, INSTANCE_1)).toMatchObject({ ok: false, status: 403 });
+    expect(authorizeRelayForVm(p, INSTANCE_0)).toEqual({ ok: true, value: "vm" });
+    expect(authorizeRelayForVm(p, INSTANCE_1)).toMatchObject({ ok: false, error: { status: 403 } });
   });
 
   it("refuses a user-assigned identity without xms_az_rid, explaining why it cannot be bound", async () => {
     const p = await relayPrincipal({ xms_mirid: USER_ASSIGNED });
     expect(p.boundResourceId).toBeUndefined();
     const result = authorizeRelayForVm(p, VM_A);
-    expect(result).toMatchObject({ ok: false, status: 403 });
+    expect(result).toMatchObject({ ok: false, error: { status: 403 } });
     if (!result.ok) {
-      expect(result.error).toContain(USER_ASSIGNED);
-      expect(result.error).toMatch(/user-assigned identity can be shared by many VMs/);
+      expect(result.error.reason).toContain(USER_ASSIGNED);
+      expect(result.error.reason).toMatch(/user-assigned identity can be shared by many VMs/);
     }
   });
 
   it("binds a user-assigned identity through xms_az_rid", async () => {
     const p = await relayPrincipal({ xms_mirid: USER_ASSIGNED, xms_az_rid: VM_A.resourceId });
-    expect(authorizeRelayForVm(p, VM_A)).toEqual({ ok: true, binding: "vm" });
-    expect(authorizeRelayForVm(p, VM_B)).toMatchObject({ ok: false, status: 403 });
+    expect(authorizeRelayForVm(p, VM_A)).toEqual({ ok: true, value: "vm" });
+    expect(authorizeRelayForVm(p, VM_B)).toMatchObject({ ok: false, error: { status: 403 } });
   });
 
   it("refuses a token carrying no identity resource at all", async () => {
     const p = await relayPrincipal({});
     expect(authorizeRelayForVm(p, VM_A)).toMatchObject({
       ok: false,
-      status: 403,
-      error: expect.stringMatching(/no xms_mirid/),
+      error: { status: 403, reason: expect.stringMatching(/no xms_mirid/) },
     });
   });
 
@@ -128,8 +129,7 @@ describe("binding a relay's Entra identity to the VM it reports for", () => {
     const p = await relayPrincipal({ xms_mirid: SCALE_SET });
     expect(authorizeRelayForVm(p, { name: "WestNO", resourceId: SCALE_SET })).toMatchObject({
       ok: false,
-      status: 403,
-      error: expect.stringMatching(/not a virtual machine resource id/),
+      error: { status: 403, reason: expect.stringMatching(/not a virtual machine resource id/) },
     });
   });
 });
@@ -142,12 +142,15 @@ describe("authorizeRelayForVm without a token binding", () => {
       display: "relay-key",
       kind: "sharedKey",
     };
-    expect(authorizeRelayForVm(relayKey, VM_B)).toEqual({ ok: true, binding: "any" });
+    expect(authorizeRelayForVm(relayKey, VM_B)).toEqual({ ok: true, value: "any" });
   });
 
   it("fails closed for a principal that is neither a shared key nor bound", () => {
     const handMade: Principal = { id: "relay-key", roles: ["relay"], display: "relay-key" };
-    expect(authorizeRelayForVm(handMade, VM_A)).toMatchObject({ ok: false, status: 403 });
+    expect(authorizeRelayForVm(handMade, VM_A)).toMatchObject({
+      ok: false,
+      error: { status: 403 },
+    });
   });
 
   it("refuses a principal without the relay role", () => {
@@ -157,6 +160,9 @@ describe("authorizeRelayForVm without a token binding", () => {
       display: "operator-key",
       kind: "sharedKey",
     };
-    expect(authorizeRelayForVm(operator, VM_A)).toMatchObject({ ok: false, status: 403 });
+    expect(authorizeRelayForVm(operator, VM_A)).toMatchObject({
+      ok: false,
+      error: { status: 403 },
+    });
   });
 });

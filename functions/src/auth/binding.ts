@@ -1,11 +1,14 @@
+import type { Result } from "@quiesce/protocol";
 import { expectedVmName, isInstanceOf, parseComputeResourceId, sameResourceId } from "./resourceId";
-import type { Principal } from "./types";
+import type { Denial, Principal } from "./types";
 
-export type RelayVmAuthorization =
-  | { ok: true; binding: "vm" | "scaleSet" | "any" }
-  | { ok: false; status: 403; error: string };
+/** What the token is bound to when it may speak for the VM: that VM, its scale set, or any VM. */
+export type RelayVmAuthorization = Result<"vm" | "scaleSet" | "any", Denial>;
 
-const deny = (error: string): RelayVmAuthorization => ({ ok: false, status: 403, error });
+const deny = (reason: string): RelayVmAuthorization => ({
+  ok: false,
+  error: { status: 403, reason },
+});
 
 /**
  * Is this principal allowed to report for this VM? A relay key may report for any VM; an Entra
@@ -18,7 +21,7 @@ export function authorizeRelayForVm(
 ): RelayVmAuthorization {
   if (!principal.roles.includes("relay"))
     return deny(`${principal.display} does not hold the relay role`);
-  if (principal.kind === "sharedKey") return { ok: true, binding: "any" };
+  if (principal.kind === "sharedKey") return { ok: true, value: "any" };
 
   const bound = principal.boundResourceId;
   if (!bound) {
@@ -39,10 +42,10 @@ export function authorizeRelayForVm(
   if (name === undefined || name !== vm.name.toLowerCase())
     return deny(`reported VM name ${vm.name} does not match its resourceId ${vm.resourceId}`);
 
-  if (sameResourceId(bound, vm.resourceId)) return { ok: true, binding: "vm" };
+  if (sameResourceId(bound, vm.resourceId)) return { ok: true, value: "vm" };
   const boundResource = parseComputeResourceId(bound);
   if (boundResource && isInstanceOf(reported, boundResource))
-    return { ok: true, binding: "scaleSet" };
+    return { ok: true, value: "scaleSet" };
   return deny(
     `${principal.display} is bound to ${bound} and may not report for VM ${vm.name} (${vm.resourceId})`,
   );

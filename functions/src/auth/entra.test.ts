@@ -22,8 +22,8 @@ const now = () => Math.floor(Date.now() / 1000);
 function expectDenied(result: AuthResult, status: 401 | 403, error: RegExp) {
   expect(result.ok).toBe(false);
   if (result.ok) return;
-  expect(result.status).toBe(status);
-  expect(result.error).toMatch(error);
+  expect(result.error.status).toBe(status);
+  expect(result.error.reason).toMatch(error);
 }
 
 // Both ways of reaching the signing keys, each over real HTTP on loopback.
@@ -49,14 +49,14 @@ describe.each([
     const result = await auth().authenticate(bearer(token), "relay");
     expect(result).toEqual({
       ok: true,
-      principal: expect.objectContaining({
+      value: expect.objectContaining({
         id: "11111111-2222-3333-4444-555555555555",
         roles: ["relay"],
         boundResourceId: VM_A,
         kind: "entra",
       }),
     });
-    if (result.ok) expect(result.principal.display).not.toContain(token);
+    if (result.ok) expect(result.value.display).not.toContain(token);
   });
 
   it("accepts the tenant's v2 issuer and any configured audience", async () => {
@@ -189,8 +189,8 @@ describe.each([
     const a = auth();
     const operator = await entra.mint({ roles: ["Quiesce.Operator"], name: "Ops Person" });
     const asReader = await a.authenticate(bearer(operator), "reader");
-    expect(asReader.ok && asReader.principal.roles.sort()).toEqual(["operator", "reader"]);
-    expect(asReader.ok && asReader.principal.display).toContain("name=Ops Person");
+    expect(asReader.ok && asReader.value.roles.sort()).toEqual(["operator", "reader"]);
+    expect(asReader.ok && asReader.value.display).toContain("name=Ops Person");
     expect((await a.authenticate(bearer(operator), "operator")).ok).toBe(true);
     expectDenied(await a.authenticate(bearer(operator), "relay"), 403, /Quiesce\.Relay/);
     const reader = await entra.mint({ roles: ["Quiesce.Reader"] });

@@ -88,7 +88,7 @@ export function createEntraAuthenticator(options: EntraOptions): Authenticator {
   return {
     async authenticate(authorization, need) {
       const bearer = parseBearer(authorization);
-      if (!bearer.ok) return { ok: false, status: 401, error: bearer.error };
+      if (!bearer.ok) return { ok: false, error: { status: 401, reason: bearer.error } };
 
       let payload: unknown;
       try {
@@ -101,7 +101,7 @@ export function createEntraAuthenticator(options: EntraOptions): Authenticator {
         }));
       } catch (e) {
         if (e instanceof errors.JOSEError && TOKEN_FAULTS.has(e.code))
-          return { ok: false, status: 401, error: describeTokenFault(e) };
+          return { ok: false, error: { status: 401, reason: describeTokenFault(e) } };
         if (e instanceof AuthUnavailableError) throw e;
         throw new AuthUnavailableError(
           `cannot verify tokens: signing keys unavailable from ${options.jwksUrl} (${e instanceof Error ? e.message : String(e)})`,
@@ -110,14 +110,16 @@ export function createEntraAuthenticator(options: EntraOptions): Authenticator {
       }
 
       const claims = EntraClaims.safeParse(payload);
-      if (!claims.success) return { ok: false, status: 401, error: "token claims are malformed" };
+      if (!claims.success)
+        return { ok: false, error: { status: 401, reason: "token claims are malformed" } };
       // Entra signs every tenant's tokens with the same keys; the issuer names the tenant, and
       // tid is checked as well in case QUIESCE_ENTRA_ISSUERS was widened.
       if (claims.data.tid.toLowerCase() !== tenant)
-        return { ok: false, status: 401, error: "token is from another tenant" };
+        return { ok: false, error: { status: 401, reason: "token is from another tenant" } };
       const identity = await withResolvedIdentity(claims.data, need, options);
       const principal = principalFromClaims(identity, options.roleNames);
-      if (!principal) return { ok: false, status: 401, error: "token has neither oid nor sub" };
+      if (!principal)
+        return { ok: false, error: { status: 401, reason: "token has neither oid nor sub" } };
       return requireRole(principal, need, missing[need]);
     },
   };

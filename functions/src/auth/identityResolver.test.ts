@@ -50,9 +50,12 @@ describe("binding a relay whose token carries only its oid, through Graph", () =
     for (const r of results) {
       expect(r.ok).toBe(true);
       if (!r.ok) continue;
-      expect(r.principal.boundResourceId).toBe(VM_A.resourceId);
-      expect(authorizeRelayForVm(r.principal, VM_A)).toEqual({ ok: true, binding: "vm" });
-      expect(authorizeRelayForVm(r.principal, VM_B)).toMatchObject({ ok: false, status: 403 });
+      expect(r.value.boundResourceId).toBe(VM_A.resourceId);
+      expect(authorizeRelayForVm(r.value, VM_A)).toEqual({ ok: true, value: "vm" });
+      expect(authorizeRelayForVm(r.value, VM_B)).toMatchObject({
+        ok: false,
+        error: { status: 403 },
+      });
     }
     expect(entra.graphRequests - before).toBe(1);
   });
@@ -61,9 +64,9 @@ describe("binding a relay whose token carries only its oid, through Graph", () =
     const oid = randomUUID();
     entra.registerManagedIdentity(oid, SCALE_SET);
     const r = await setup().authenticate(`Bearer ${await relayToken(oid)}`, "relay");
-    expect(r.ok && authorizeRelayForVm(r.principal, INSTANCE_0)).toEqual({
+    expect(r.ok && authorizeRelayForVm(r.value, INSTANCE_0)).toEqual({
       ok: true,
-      binding: "scaleSet",
+      value: "scaleSet",
     });
   });
 
@@ -73,16 +76,16 @@ describe("binding a relay whose token carries only its oid, through Graph", () =
     const r = await setup().authenticate(`Bearer ${await relayToken(oid)}`, "relay");
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    const decision = authorizeRelayForVm(r.principal, VM_A);
-    expect(decision).toMatchObject({ ok: false, status: 403 });
-    if (!decision.ok) expect(decision.error).toContain(USER_ASSIGNED);
+    const decision = authorizeRelayForVm(r.value, VM_A);
+    expect(decision).toMatchObject({ ok: false, error: { status: 403 } });
+    if (!decision.ok) expect(decision.error.reason).toContain(USER_ASSIGNED);
   });
 
   it("refuses to bind an identity Graph does not know as a managed identity", async () => {
     const r = await setup().authenticate(`Bearer ${await relayToken(randomUUID())}`, "relay");
-    expect(r.ok && authorizeRelayForVm(r.principal, VM_A)).toMatchObject({
+    expect(r.ok && authorizeRelayForVm(r.value, VM_A)).toMatchObject({
       ok: false,
-      status: 403,
+      error: { status: 403 },
     });
   });
 
@@ -107,7 +110,7 @@ describe("binding a relay whose token carries only its oid, through Graph", () =
       entra.failGraphWith(undefined);
     }
     const r = await auth.authenticate(`Bearer ${token}`, "relay");
-    expect(r.ok && r.principal.boundResourceId).toBe(VM_A.resourceId);
+    expect(r.ok && r.value.boundResourceId).toBe(VM_A.resourceId);
   });
 
   it("prefers the token's own xms_az_rid over Graph", async () => {
@@ -116,7 +119,7 @@ describe("binding a relay whose token carries only its oid, through Graph", () =
     const before = entra.graphRequests;
     const token = await entra.mint({ oid, roles: ["Quiesce.Relay"], xms_az_rid: VM_A.resourceId });
     const r = await setup().authenticate(`Bearer ${token}`, "relay");
-    expect(r.ok && r.principal.boundResourceId).toBe(VM_A.resourceId);
+    expect(r.ok && r.value.boundResourceId).toBe(VM_A.resourceId);
     expect(entra.graphRequests).toBe(before);
   });
 });

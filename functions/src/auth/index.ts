@@ -14,6 +14,7 @@ export {
   type Authenticator,
   type AuthResult,
   AuthUnavailableError,
+  type Denial,
   type Principal,
   type Role,
 } from "./types";

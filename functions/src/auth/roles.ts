@@ -21,6 +21,9 @@ export function rolesFromAppRoles(appRoles: readonly string[], names: AppRoleNam
 
 /** 403 naming what is missing when an authenticated principal lacks `need`. */
 export function requireRole(principal: Principal, need: Role, missing: string): AuthResult {
-  if (principal.roles.includes(need)) return { ok: true, principal };
-  return { ok: false, status: 403, error: `${principal.display} is not allowed here: ${missing}` };
+  if (principal.roles.includes(need)) return { ok: true, value: principal };
+  return {
+    ok: false,
+    error: { status: 403, reason: `${principal.display} is not allowed here: ${missing}` },
+  };
 }

@@ -24,20 +24,20 @@ describe("sharedKey mode", () => {
     const result = await auth.authenticate(`Bearer ${relayKey}`, "relay");
     expect(result).toEqual({
       ok: true,
-      principal: { id: "relay-key", roles: ["relay"], display: "relay-key", kind: "sharedKey" },
+      value: { id: "relay-key", roles: ["relay"], display: "relay-key", kind: "sharedKey" },
     });
     if (result.ok)
-      expect(authorizeRelayForVm(result.principal, VM)).toEqual({ ok: true, binding: "any" });
+      expect(authorizeRelayForVm(result.value, VM)).toEqual({ ok: true, value: "any" });
   });
 
   it("does not let the relay key read status or act as operator", async () => {
     expect(await auth.authenticate(`Bearer ${relayKey}`, "reader")).toMatchObject({
       ok: false,
-      status: 403,
+      error: { status: 403 },
     });
     expect(await auth.authenticate(`Bearer ${relayKey}`, "operator")).toMatchObject({
       ok: false,
-      status: 403,
+      error: { status: 403 },
     });
   });
 
@@ -45,12 +45,12 @@ describe("sharedKey mode", () => {
     const reader = await auth.authenticate(`Bearer ${operatorKey}`, "reader");
     expect(reader).toMatchObject({
       ok: true,
-      principal: { id: "operator-key", roles: ["operator", "reader"] },
+      value: { id: "operator-key", roles: ["operator", "reader"] },
     });
     expect((await auth.authenticate(`bearer ${operatorKey}`, "operator")).ok).toBe(true);
     expect(await auth.authenticate(`Bearer ${operatorKey}`, "relay")).toMatchObject({
       ok: false,
-      status: 403,
+      error: { status: 403 },
     });
   });
 
@@ -63,7 +63,10 @@ describe("sharedKey mode", () => {
       relayKey,
       null,
     ]) {
-      expect(await auth.authenticate(header, "relay")).toMatchObject({ ok: false, status: 401 });
+      expect(await auth.authenticate(header, "relay")).toMatchObject({
+        ok: false,
+        error: { status: 401 },
+      });
     }
   });
 

@@ -51,14 +51,14 @@ export function createSharedKeyAuthenticator(keys: {
   return {
     async authenticate(authorization, need) {
       const bearer = parseBearer(authorization);
-      if (!bearer.ok) return { ok: false, status: 401, error: bearer.error };
+      if (!bearer.ok) return { ok: false, error: { status: 401, reason: bearer.error } };
       const presented = digest(bearer.value);
       // Both comparisons always run, so timing does not tell which key was close.
       const isRelay = timingSafeEqual(presented, relay);
       const isOperator = timingSafeEqual(presented, operator);
       const isReader = timingSafeEqual(presented, reader) && keys.readerKey !== undefined;
       const principal = isOperator ? OPERATOR : isRelay ? RELAY : isReader ? READER : undefined;
-      if (!principal) return { ok: false, status: 401, error: "invalid key" };
+      if (!principal) return { ok: false, error: { status: 401, reason: "invalid key" } };
       return requireRole({ ...principal, roles: [...principal.roles] }, need, MISSING[need]);
     },
   };

@@ -1,3 +1,4 @@
+import type { Result } from "@quiesce/protocol";
 /** The three things a caller may be allowed to do; app roles and shared keys map onto these. */
 export type Role = "relay" | "reader" | "operator";
 
@@ -22,9 +23,13 @@ export interface Principal {
   identityResourceId?: string;
 }
 
-export type AuthResult =
-  | { ok: true; principal: Principal }
-  | { ok: false; status: 401 | 403; error: string };
+/** Why a caller is turned away: 401 (who are you?), 403 (not allowed), 503 (cannot check now). */
+export interface Denial {
+  status: 401 | 403 | 503;
+  reason: string;
+}
+
+export type AuthResult = Result<Principal, Denial>;
 
 export interface Authenticator {
   /** Validates the Authorization header ("Bearer <token or key>"); 401 when missing/invalid, 403 when valid but lacking `need`. */

@@ -26,8 +26,8 @@ export type AuthedHandler = (
 export function withAuth(deps: HandlerDeps, role: Role, handler: AuthedHandler): Handler {
   return async (request, context) => {
     const auth = await authenticate(deps, request.headers.get("authorization"), role, context);
-    if (!auth.ok) return denied(auth);
-    return handler(request, context, auth.principal);
+    if (!auth.ok) return denied(auth.error);
+    return handler(request, context, auth.value);
   };
 }
 

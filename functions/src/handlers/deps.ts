@@ -1,5 +1,5 @@
 import type { InvocationContext } from "@azure/functions";
-import type { Authenticator, AuthResult, Role } from "../auth";
+import type { Authenticator, AuthResult, Denial, Role } from "../auth";
 import { AuthUnavailableError } from "../auth";
 import type { PipelineDeps } from "../pipeline/deps";
 import { problem } from "./http";
@@ -15,7 +15,7 @@ export async function authenticate(
   authorization: string | null,
   need: Role,
   context: InvocationContext,
-): Promise<AuthResult | { ok: false; status: 503; error: string }> {
+): Promise<AuthResult> {
   try {
     return await deps.authenticator.authenticate(authorization, need);
   } catch (e) {
@@ -23,20 +23,19 @@ export async function authenticate(
       context.warn(`authentication unavailable: ${e.message}`);
       return {
         ok: false,
-        status: 503,
-        error: "cannot validate credentials right now; retry shortly",
+        error: { status: 503, reason: "cannot validate credentials right now; retry shortly" },
       };
     }
     throw e;
   }
 }
 
-export function denied(result: { status: number; error: string }) {
+export function denied(result: Denial) {
   const headers: Record<string, string> =
     result.status === 503
       ? { "retry-after": "5" }
       : result.status === 401
         ? { "www-authenticate": "Bearer" }
         : {};
-  return problem(result.status, result.error, headers);
+  return problem(result.status, result.reason, headers);
 }

@@ -31,7 +31,7 @@ export function reportHandler(deps: HandlerDeps): Handler {
     }
 
     const allowed = authorizeRelayForVm(principal, report.vm);
-    if (!allowed.ok) return problem(allowed.status, allowed.error);
+    if (!allowed.ok) return problem(allowed.error.status, allowed.error.reason);
 
     const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
     const { decision, hooksStored, ops } = await processReport(deps, report, policy);

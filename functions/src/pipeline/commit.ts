@@ -2,7 +2,7 @@ import { type ClusterState, type Decision, isEnded } from "@quiesce/core";
 import type { AuditEntry, ClusterStore, Loaded } from "../store";
 
 /**
- * Commit: the rows the decision changed, under the ETags they were read with (store/stateWriter.ts).
+ * Commit: the rows the decision changed, under the ETags they were read with (store/decisionWriter.ts).
  * Which events have ended is the core's judgement, made here and handed to the store, which
  * writes it as the `ended` column (what the sweep and the status API query) and leaves ended
  * events out of an election's rewrite of the events in flight.

@@ -1,12 +1,12 @@
 import { odata } from "@azure/data-tables";
 import type { Decision } from "@quiesce/core";
 import { type Clock, systemClock } from "@quiesce/protocol";
+import { DecisionWriter } from "./decisionWriter";
 import { type AuditEntry, HistoryLog } from "./history";
 import { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey } from "./keys";
 import type { Loaded } from "./loaded";
 import { type ReportScope, StateReader } from "./stateReader";
-import { DecisionWriter } from "./stateWriter";
 import type { OpCounts, Tables } from "./tables";
 
 export type { AuditEntry, HistoryRow } from "./history";
@@ -22,7 +22,7 @@ export type { ReportScope } from "./stateReader";
  * Keys are escaped by `encodeKey`; records are JSON in d0..dN (see codec.ts).
  *
  * A load (stateReader.ts) returns a ClusterState plus the ETag of every row read; `commit`
- * (stateWriter.ts) writes exactly the rows whose object identity changed (the core's contract).
+ * (decisionWriter.ts) writes exactly the rows whose object identity changed (the core's contract).
  * What to read and what has ended are the caller's to say (pipeline/): the store does I/O and
  * never decides. The status pages read through statusQueries.ts.
  */

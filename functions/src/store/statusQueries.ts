@@ -1,6 +1,6 @@
 import { odata } from "@azure/data-tables";
 import type { EventRecord, Member, Readiness } from "@quiesce/core";
-import { type Dict, dict } from "@quiesce/protocol";
+import { type Dict, dict, type Result } from "@quiesce/protocol";
 import { PHASES, type Phase } from "@quiesce/protocol/status";
 import { z } from "zod";
 import type { HistoryRow } from "./clusterStore";
@@ -63,7 +63,7 @@ const HEAD_COLUMNS = [
   "endedAt",
   "firstSeenAt",
 ];
-/** The plain columns an event row carries beside its JSON (stateWriter.ts, eventEntity). */
+/** The plain columns an event row carries beside its JSON (decisionWriter.ts, eventEntity). */
 const EventHeadColumns = z.object({
   phase: z.enum(PHASES),
   eventId: z.string().optional(),
@@ -195,7 +195,7 @@ export class StatusQueries {
   /** Rows found, through their schema: those missing (forgotten meanwhile) or unreadable are left out. */
   private decoded<T>(
     rows: readonly (StoredEntity | null)[],
-    decode: (row: StoredEntity) => { ok: true; value: T } | { ok: false },
+    decode: (row: StoredEntity) => Result<T, unknown>,
   ): T[] {
     const out: T[] = [];
     for (const row of rows) {
