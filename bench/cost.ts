@@ -3,9 +3,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { applyReport, emptyClusterState } from "@quiesce/core";
 import { startAzurite } from "@quiesce/functions";
+import { parseJsonWith } from "@quiesce/protocol";
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
 import { DEFAULT_POLICY, type Policy } from "@quiesce/protocol/policy";
 import type { RelayReport } from "@quiesce/protocol/relay";
+import { reportPoster } from "@quiesce/testkit/coordinator";
+import { startBenchCoordinator } from "./coordinator";
 import {
   type CostTable,
   dollars,
@@ -16,7 +19,6 @@ import {
   SECONDS_PER_MONTH,
 } from "./costModel";
 import { round, type Summary, summary } from "./stats";
-import { reportPoster, startCoordinatorProcess } from "./throughput";
 
 /**
  * (g) Cost per VM-month, computed from what this run measures (bench/costModel.ts) and the price
@@ -107,12 +109,14 @@ export function steadyIdleWrites(policy: Policy): number {
 }
 
 export async function measureCost(root: string): Promise<CostResult> {
-  const prices = Prices.parse(JSON.parse(readFileSync(join(root, "bench", "prices.json"), "utf8")));
+  const read = parseJsonWith(Prices, readFileSync(join(root, "bench", "prices.json"), "utf8"));
+  if (!read.ok) throw new Error(`bench/prices.json: ${read.error}`);
+  const prices = read.value;
   const policy = DEFAULT_POLICY;
   const instanceMemoryMB = deployedInstanceMemoryMB(root);
   const azurite = await startAzurite();
   try {
-    const local = await startCoordinatorProcess(azurite.connectionString, [], true);
+    const local = await startBenchCoordinator(azurite.connectionString, { metrics: true });
     try {
       const send = reportPoster(local);
       const post = async (body: RelayReport): Promise<number> => {

@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "../support/wait";
-import { CHAOS_POLICY, type ChaosCluster, startChaosCluster } from "./support/chaos";
+import { simEvent, startRequestsFor } from "@quiesce/testkit/cluster";
+import { approveDirectives } from "@quiesce/testkit/front";
+import { bounded } from "@quiesce/testkit/lag";
 import {
   expectOneApprover,
   expectOnlyResourcesHooked,
   expectPlannedLifecycle,
   expectRecoveredAfterEnd,
-  simEvent,
-  startRequestsFor,
-} from "./support/lifecycle";
-import { lastEnd } from "./support/markers";
-import { approveDirectives } from "./support/reportProxy";
+} from "@quiesce/testkit/lifecycle";
+import { lastEnd } from "@quiesce/testkit/markers";
+import { waitFor } from "@quiesce/testkit/wait";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHAOS_POLICY, type ChaosCluster, startChaosCluster } from "./support/chaos";
 
 /**
  * Chaos end to end, every crash a SIGKILL of a real process: the coordinator instances and
@@ -18,7 +18,9 @@ import { approveDirectives } from "./support/reportProxy";
  * Throughout, two coordinator instances race, two relays' clocks are 30 s off, and one relay's
  * reports are duplicated and replayed out of order. Each test proves the invariants from what the
  * fabric and the hooks saw, and bounds convergence from timestamps: within one active report
- * interval of the coordinator answering again (plus SLACK_MS for a loaded 2-core machine).
+ * interval of the coordinator answering again, plus SLACK_MS, plus the scheduling delay this
+ * process and the coordinator processes measured over that very interval (a loaded machine runs
+ * every step late by as much; an idle one measures ~0), stated in every line and failure.
  */
 
 const ACTIVE_MS = CHAOS_POLICY.activeReportSeconds * 1000;
@@ -35,10 +37,6 @@ const topology = {
   ],
 };
 
-/** The figure for the issue note, one line per measurement. */
-const measured = (what: string, ms: number) =>
-  process.stdout.write(`chaos: ${what}: ${Math.round(ms)} ms (bound ${BOUND_MS} ms)\n`);
-
 describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000 }, () => {
   let x: ChaosCluster;
   beforeAll(async () => {
@@ -48,6 +46,13 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
     await x?.stop();
   });
 
+  /** `ms` (from `fromMs` to `toMs`) within BOUND_MS plus the scheduling delay meanwhile. */
+  const expectWithinBound = async (what: string, ms: number, fromMs: number, toMs: number) => {
+    const delay = await x.schedulingDelay(fromMs, toMs);
+    const b = bounded(ms, BOUND_MS, delay.ms, delay.detail);
+    process.stdout.write(`chaos: ${what}: ${b.text}\n`); // the figure for the issue note
+    expect(ms, `${what}: ${b.text}`).toBeLessThanOrEqual(b.allowedMs);
+  };
   const phase = async (eventId: string) =>
     (
       await x
@@ -67,7 +72,7 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
     const at = await Promise.all(
       x.coordinators.map((c) =>
         waitFor(
-          `${c.proc.name} answering`,
+          `${c.name} answering`,
           async () => {
             const r = await fetch(`${c.url}/api/status`, {
               headers: { authorization: `Bearer ${x.operatorKey}` },
@@ -101,9 +106,13 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
     const lastDrain = Math.max(
       ...ev.resources.map((vm) => lastEnd(markers.runs("drain", vm, ev.eventId)) ?? 0),
     );
-    const approval = (startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0) - lastDrain;
-    measured("last drain end -> StartRequests under skew, races, replays and storms", approval);
-    expect(approval).toBeLessThanOrEqual(BOUND_MS);
+    const approvedAt = startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0;
+    await expectWithinBound(
+      "last drain end -> StartRequests under skew, races, replays and storms",
+      approvedAt - lastDrain,
+      lastDrain,
+      approvedAt,
+    );
     fabric.clearFaults();
   });
 
@@ -130,9 +139,13 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       expect(runs.length, "the interrupted drain ran again").toBeGreaterThanOrEqual(2);
       expectPlannedLifecycle(fabric, markers, ev.eventId);
       const rerunEnd = lastEnd(runs) ?? 0;
-      const approval = (startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0) - rerunEnd;
-      measured("re-run drain end -> StartRequests after a relay SIGKILL", approval);
-      expect(approval).toBeLessThanOrEqual(BOUND_MS);
+      const approvedAt = startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0;
+      await expectWithinBound(
+        "re-run drain end -> StartRequests after a relay SIGKILL",
+        approvedAt - rerunEnd,
+        rerunEnd,
+        approvedAt,
+      );
     } finally {
       markers.setHookSeconds("drain", "web-3", 0.2);
     }
@@ -165,11 +178,12 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       );
       expect(approved.vm).not.toBe("web-3");
       expect(approved.at.realMs).toBeGreaterThanOrEqual(victim.leaseExpiresAt);
-      measured(
+      await expectWithinBound(
         "dead approver's lease expiry -> StartRequests by another",
         approved.at.realMs - victim.leaseExpiresAt,
+        victim.leaseExpiresAt,
+        approved.at.realMs,
       );
-      expect(approved.at.realMs - victim.leaseExpiresAt).toBeLessThanOrEqual(BOUND_MS);
       x.relayProxy.onAnswer = undefined;
       await x.relayProcess.start(); // it owes a recover
       await waitForPhase(ev.eventId, ["Completed"], 40_000);
@@ -204,7 +218,7 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       await waitForPhase(ev.eventId, ["Draining"]);
       // Mid-write: while coordinator A is handling a (replayed) report of the event.
       await waitFor("a report in flight to A", () => x.reportsInFlight() > 0, 10_000, 1);
-      await Promise.all([...x.coordinators.map((c) => c.proc.kill()), x.killAzurite()]);
+      await Promise.all([...x.coordinators.map((c) => c.kill()), x.killAzurite()]);
       await waitFor(
         "both drains done while the coordinator is down",
         () => ev.resources.every((vm) => lastEnd(markers.runs("drain", vm, ev.eventId))),
@@ -222,8 +236,12 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       );
       // Negative when the first instance back already had every drain reported through it.
       const converged = Math.max(0, approved.at.realMs - answeredAt);
-      measured("coordinators + Azurite restart -> StartRequests", converged);
-      expect(converged).toBeLessThanOrEqual(BOUND_MS);
+      await expectWithinBound(
+        "coordinators + Azurite restart -> StartRequests",
+        converged,
+        answeredAt,
+        approved.at.realMs,
+      );
       await waitForPhase(ev.eventId, ["Completed"]);
       expectPlannedLifecycle(fabric, markers, ev.eventId);
     } finally {
@@ -261,8 +279,12 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       ...done.timeline.filter((t) => t.to === "Completed").map((t) => Date.parse(t.at)),
     );
     const healed = Math.max(0, completedAt - answeredAt);
-    measured("Azurite restart (lost writes) -> Completed again", healed);
-    expect(healed).toBeLessThanOrEqual(BOUND_MS);
+    await expectWithinBound(
+      "Azurite restart (lost writes) -> Completed again",
+      healed,
+      answeredAt,
+      completedAt,
+    );
     expectPlannedLifecycle(fabric, markers, ev.eventId);
   });
 });

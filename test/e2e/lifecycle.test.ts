@@ -1,17 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "../support/wait";
-import { type E2eCluster, startE2eCluster } from "./support/cluster";
+import {
+  type E2eCluster,
+  simEvent,
+  startE2eCluster,
+  startRequestsFor,
+  waitForPhase,
+} from "@quiesce/testkit/cluster";
 import {
   expectDrainedBeforeApproval,
   expectOneApprover,
   expectOnlyResourcesHooked,
   expectPlannedLifecycle,
   expectRecoveredAfterEnd,
-  simEvent,
-  startRequestsFor,
-  waitForPhase,
-} from "./support/lifecycle";
-import { lastEnd } from "./support/markers";
+} from "@quiesce/testkit/lifecycle";
+import { lastEnd } from "@quiesce/testkit/markers";
+import { waitFor } from "@quiesce/testkit/wait";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Every lifecycle path with real relays (hooks are shell commands), the local coordinator on

@@ -1,14 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "../support/wait";
-import { type E2eCluster, FAST_POLICY, startE2eCluster } from "./support/cluster";
 import {
-  expectPlannedLifecycle,
+  type E2eCluster,
+  FAST_POLICY,
   simEvent,
+  startE2eCluster,
   startRequestsFor,
   waitForPhase,
-} from "./support/lifecycle";
-import { lastEnd } from "./support/markers";
-import { approveDirectives, type ReportProxy, startReportProxy } from "./support/reportProxy";
+} from "@quiesce/testkit/cluster";
+import { approveDirectives, type ReportProxy, startReportProxy } from "@quiesce/testkit/front";
+import { expectPlannedLifecycle } from "@quiesce/testkit/lifecycle";
+import { lastEnd } from "@quiesce/testkit/markers";
+import { waitFor } from "@quiesce/testkit/wait";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Failures around a live event: the elected approver dying, the coordinator restarting, relays

@@ -2,13 +2,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { buildStatusPage, ensureChromium } from "@quiesce/testkit/browser";
+import { type E2eCluster, startE2eCluster, startRequestsFor } from "@quiesce/testkit/cluster";
+import { waitFor } from "@quiesce/testkit/wait";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureChromium } from "../support/chromium";
-import { buildStatusPage } from "../support/page";
-import { waitFor } from "../support/wait";
-import { type E2eCluster, startE2eCluster } from "./support/cluster";
-import { startRequestsFor } from "./support/lifecycle";
 
 /**
  * The status page in Debian's Chromium, against the real local coordinator, Azurite, the fabric

@@ -1,16 +1,15 @@
 import {
   createCoordinator,
   loadCoordinatorSettings,
+  localMetrics,
+  pointsNamed,
   type ReceivedMessage,
   startWebhookReceiver,
   type WebhookReceiver,
 } from "@quiesce/functions";
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
 import type { RelayReport } from "@quiesce/protocol/relay";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
-import { pointsNamed, testMetrics } from "../support/metrics";
-import { QuiesceWebhookMessage } from "../support/notificationSchemas";
+import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   call,
   freezeEvent,
@@ -20,7 +19,9 @@ import {
   request,
   type TestCoordinator,
   testCoordinator,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { QuiesceWebhookMessage } from "@quiesce/testkit/notifications";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Notifications end to end against Azurite and a loopback receiver: one message per event
@@ -174,7 +175,7 @@ describe("notifications", () => {
   });
 
   it("drops a message its sink keeps refusing after the deadline, counts it, and shows it in GET /api/alerts, while reports are answered as usual", async () => {
-    const metrics = testMetrics();
+    const metrics = localMetrics();
     const prefix = `t${Math.random().toString(36).slice(2, 10)}`;
     const operatorKey = "o".repeat(32);
     const relayKey = "r".repeat(32);
