@@ -37,7 +37,7 @@ const topology = {
   ],
 };
 
-describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000 }, () => {
+describe("chaos end to end (real processes, Azurite on disk)", () => {
   let x: ChaosCluster;
   beforeAll(async () => {
     x = await startChaosCluster(topology);
@@ -118,7 +118,8 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
 
   it("re-runs the drain of a relay SIGKILLed mid-drain once restarted, and approves only after it", async () => {
     const { fabric, markers } = x;
-    markers.setHookSeconds("drain", "web-3", 2);
+    // web-3's drain runs until the relay was killed and started again, however slow the machine.
+    markers.hold("drain", "web-3");
     try {
       const ev = fabric.schedule({
         eventType: "Reboot",
@@ -133,7 +134,14 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       );
       await x.relayProcess.kill();
       expect(startRequestsFor(fabric, ev.eventId)).toEqual([]);
-      await x.relayProcess.start();
+      x.relayProcess.start();
+      await waitFor(
+        "web-3 draining again",
+        () => markers.runs("drain", "web-3", ev.eventId).length >= 2,
+        15_000,
+      );
+      expect(startRequestsFor(fabric, ev.eventId)).toEqual([]);
+      markers.release("drain", "web-3");
       await waitForPhase(ev.eventId, ["Completed"], 40_000);
       const runs = markers.runs("drain", "web-3", ev.eventId);
       expect(runs.length, "the interrupted drain ran again").toBeGreaterThanOrEqual(2);
@@ -147,13 +155,13 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
         approvedAt,
       );
     } finally {
-      markers.setHookSeconds("drain", "web-3", 0.2);
+      markers.release("drain", "web-3");
     }
   });
 
   it("replaces an approver SIGKILLed between its election and its StartRequests within one interval of the lease", async () => {
     const { fabric, markers } = x;
-    markers.setHookSeconds("drain", "web-3", 1); // web-3 drains last: it is elected
+    markers.hold("drain", "web-3"); // web-3 drains last (once web-2 has): it is elected
     let elected: { leaseExpiresAt: number } | undefined;
     x.relayProxy.onAnswer = (vm, answer) => {
       const d = approveDirectives(answer)[0];
@@ -170,6 +178,12 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
         durationInSeconds: 1,
         startedSeconds: 1,
       });
+      await waitFor(
+        "web-2 drained",
+        () => lastEnd(markers.runs("drain", "web-2", ev.eventId)) !== undefined,
+        15_000,
+      );
+      markers.release("drain", "web-3");
       const victim = await waitFor("web-3 elected", () => elected, 20_000);
       const approved = await waitFor(
         "StartRequests from another approver",
@@ -185,7 +199,7 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
         approved.at.realMs,
       );
       x.relayProxy.onAnswer = undefined;
-      await x.relayProcess.start(); // it owes a recover
+      x.relayProcess.start(); // it owes a recover
       await waitForPhase(ev.eventId, ["Completed"], 40_000);
       expectOneApprover(fabric, ev.eventId);
       expectOnlyResourcesHooked(fabric, markers, ev.eventId);
@@ -200,13 +214,14 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       }
     } finally {
       x.relayProxy.onAnswer = undefined;
-      markers.setHookSeconds("drain", "web-3", 0.2);
+      markers.release("drain", "web-3");
     }
   });
 
   it("converges within one active interval after both instances and Azurite are SIGKILLed mid-write", async () => {
     const { fabric, markers } = x;
-    markers.setHookSeconds("drain", "web-1", 2);
+    // web-1 drains until everything was killed, however slow the machine.
+    markers.hold("drain", "web-1");
     try {
       const ev = fabric.schedule({
         eventType: "Freeze",
@@ -219,6 +234,7 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       // Mid-write: while coordinator A is handling a (replayed) report of the event.
       await waitFor("a report in flight to A", () => x.reportsInFlight() > 0, 10_000, 1);
       await Promise.all([...x.coordinators.map((c) => c.kill()), x.killAzurite()]);
+      markers.release("drain", "web-1");
       await waitFor(
         "both drains done while the coordinator is down",
         () => ev.resources.every((vm) => lastEnd(markers.runs("drain", vm, ev.eventId))),
@@ -245,7 +261,7 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       await waitForPhase(ev.eventId, ["Completed"]);
       expectPlannedLifecycle(fabric, markers, ev.eventId);
     } finally {
-      markers.setHookSeconds("drain", "web-1", 0.2);
+      markers.release("drain", "web-1");
     }
   });
 

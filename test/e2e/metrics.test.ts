@@ -59,7 +59,8 @@ describe("metrics after an end-to-end run", () => {
       noticeSeconds: 6,
       startedSeconds: 1,
     });
-    markers.setHookSeconds("drain", "web-2", 3);
+    // web-2 drains until its event was cancelled, however slow the machine.
+    markers.hold("drain", "web-2");
     const cancelled = c.fabric.schedule({
       eventType: "Redeploy",
       resources: ["web-2"],
@@ -81,7 +82,9 @@ describe("metrics after an end-to-end run", () => {
     c.fabric.cancel(cancelled.eventId);
     await Promise.all([
       waitForPhase(c, approved.eventId, ["Started", "Recovering", "Completed"], 20_000),
-      waitForPhase(c, cancelled.eventId, ["Cancelled"], 20_000),
+      waitForPhase(c, cancelled.eventId, ["Cancelled"], 20_000).finally(() =>
+        markers.release("drain", "web-2"),
+      ),
       waitForPhase(c, expired.eventId, ["ExpiredAtNotBefore", "Recovering", "Completed"], 20_000),
     ]);
     await waitFor(

@@ -3,8 +3,6 @@ import { mkdirSync, renameSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { OpCounts } from "@quiesce/functions";
 import type { RelayReport } from "@quiesce/protocol/relay";
-import { build } from "esbuild";
-import { workspaceSources } from "../../../scripts/esbuild/workspace-sources.mjs";
 import type { ChildSettings, FromChild, Ready, Stats, ToChild } from "./messages";
 
 /**
@@ -13,16 +11,18 @@ import type { ChildSettings, FromChild, Ready, Stats, ToChild } from "./messages
  * and data); and the one client that posts relay reports to a coordinator.
  */
 
-const repo = resolve(__dirname, "..", "..", "..");
-
 let bundled: Promise<string> | undefined;
 
 /**
  * Bundles ./main.ts from the workspace sources (other packages stay in node_modules, hence the
- * output inside it) once per process; the benchmarks have bench/run.mjs bundle it instead.
+ * output inside it) once per process; the benchmarks have bench/run.mjs bundle it instead (so
+ * esbuild and the plugin load only here, never inside the bench's own bundle).
  */
 export function coordinatorBundle(): Promise<string> {
   bundled ??= (async () => {
+    const { build } = await import("esbuild");
+    const { workspaceSources } = await import("../../../scripts/esbuild/workspace-sources.mjs");
+    const repo = resolve(__dirname, "..", "..", "..");
     const outDir = join(repo, "node_modules", ".cache", "quiesce-testkit");
     mkdirSync(outDir, { recursive: true });
     // Built aside and renamed into place: files running in parallel may bundle it at once.
