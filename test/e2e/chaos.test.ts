@@ -53,39 +53,6 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
     process.stdout.write(`chaos: ${what}: ${b.text}\n`); // the figure for the issue note
     expect(ms, `${what}: ${b.text}`).toBeLessThanOrEqual(b.allowedMs);
   };
-  const phase = async (eventId: string) =>
-    (
-      await x
-        .status()
-        .event(eventId, x.cluster)
-        .catch(() => null)
-    )?.phase;
-  const waitForPhase = (eventId: string, phases: string[], timeoutMs = 30_000) =>
-    waitFor(
-      `${eventId} in ${phases.join("/")}`,
-      async () => phases.includes((await phase(eventId)) ?? ""),
-      timeoutMs,
-      50,
-    );
-  /** When both coordinator instances serve the status API again (storage included). */
-  const answeringAgain = async () => {
-    const at = await Promise.all(
-      x.coordinators.map((c) =>
-        waitFor(
-          `${c.name} answering`,
-          async () => {
-            const r = await fetch(`${c.url}/api/status`, {
-              headers: { authorization: `Bearer ${x.operatorKey}` },
-            }).catch(() => undefined);
-            return r && r.status !== 503 && r.status < 500 ? Date.now() : undefined;
-          },
-          30_000,
-          25,
-        ),
-      ),
-    );
-    return Math.max(...at);
-  };
 
   it("keeps every invariant with clocks 30 s off, racing instances, replayed reports and IMDS storms", async () => {
     const { fabric, markers } = x;
@@ -100,7 +67,7 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
       durationInSeconds: 1,
       startedSeconds: 1,
     });
-    await waitForPhase(ev.eventId, ["Completed"]);
+    await x.waitForPhase(ev.eventId, ["Completed"]);
     expectPlannedLifecycle(fabric, markers, ev.eventId);
     expect(x.replayed()).toBeGreaterThan(0);
     const lastDrain = Math.max(
@@ -142,7 +109,7 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
       );
       expect(startRequestsFor(fabric, ev.eventId)).toEqual([]);
       markers.release("drain", "web-3");
-      await waitForPhase(ev.eventId, ["Completed"], 40_000);
+      await x.waitForPhase(ev.eventId, ["Completed"], 40_000);
       const runs = markers.runs("drain", "web-3", ev.eventId);
       expect(runs.length, "the interrupted drain ran again").toBeGreaterThanOrEqual(2);
       expectPlannedLifecycle(fabric, markers, ev.eventId);
@@ -200,7 +167,7 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
       );
       x.relayProxy.onAnswer = undefined;
       x.relayProcess.start(); // it owes a recover
-      await waitForPhase(ev.eventId, ["Completed"], 40_000);
+      await x.waitForPhase(ev.eventId, ["Completed"], 40_000);
       expectOneApprover(fabric, ev.eventId);
       expectOnlyResourcesHooked(fabric, markers, ev.eventId);
       expectRecoveredAfterEnd(fabric, markers, ev.eventId);
@@ -230,7 +197,7 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
         durationInSeconds: 1,
         startedSeconds: 1,
       });
-      await waitForPhase(ev.eventId, ["Draining"]);
+      await x.waitForPhase(ev.eventId, ["Draining"]);
       // Mid-write: while coordinator A is handling a (replayed) report of the event.
       await waitFor("a report in flight to A", () => x.reportsInFlight() > 0, 10_000, 1);
       await Promise.all([...x.coordinators.map((c) => c.kill()), x.killAzurite()]);
@@ -244,7 +211,7 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
       expect(simEvent(fabric, ev.eventId).phase).toBe("Scheduled");
       await x.startAzurite();
       await Promise.all(x.coordinators.map((c) => c.start()));
-      const answeredAt = await answeringAgain();
+      const answeredAt = await x.answeringAgain();
       const approved = await waitFor(
         "StartRequests after the restart",
         () => startRequestsFor(fabric, ev.eventId)[0],
@@ -258,7 +225,7 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
         answeredAt,
         approved.at.realMs,
       );
-      await waitForPhase(ev.eventId, ["Completed"]);
+      await x.waitForPhase(ev.eventId, ["Completed"]);
       expectPlannedLifecycle(fabric, markers, ev.eventId);
     } finally {
       markers.release("drain", "web-1");
@@ -276,10 +243,10 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
       durationInSeconds: 1,
       startedSeconds: 7,
     });
-    await waitForPhase(ev.eventId, ["Completed"]);
+    await x.waitForPhase(ev.eventId, ["Completed"]);
     await x.killAzurite();
     await x.startAzurite();
-    const answeredAt = await answeringAgain();
+    const answeredAt = await x.answeringAgain();
     const done = await waitFor(
       "the event Completed again, nothing active",
       async () => {

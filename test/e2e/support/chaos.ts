@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import { hookMarkers, type Markers } from "@quiesce/testkit/markers";
 import { waitFor } from "@quiesce/testkit/wait";
 import { build } from "esbuild";
 import { relayBuildOptions } from "../../../relay/scripts/build-options.mjs";
+import { RelayProcess, replayReports } from "./chaosProcesses";
 
 /**
  * The whole system as separate processes where a crash matters: Azurite on disk, two coordinator
@@ -35,91 +35,6 @@ export const CHAOS_POLICY = {
   livenessTimeoutSeconds: 15,
   maxEventsInFlight: 1,
 };
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise((r) => child.once("exit", () => r()));
-}
-
-/** The relay as its own process (the shipped bundle), SIGKILL-able and started again. */
-export class RelayProcess {
-  private child: ChildProcess | undefined;
-  output = "";
-  constructor(
-    private readonly bundle: string,
-    private readonly env: Record<string, string>,
-  ) {}
-
-  start(): void {
-    const child = spawn(process.execPath, [this.bundle], {
-      env: { PATH: process.env.PATH ?? "", ...this.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    this.child = child;
-    const keep = (b: Buffer) => {
-      this.output = (this.output + b.toString()).slice(-8000);
-    };
-    child.stdout?.on("data", keep);
-    child.stderr?.on("data", keep);
-  }
-
-  /** A crash: no handler runs, nothing is flushed. */
-  async kill(): Promise<void> {
-    const c = this.child;
-    if (!c) return;
-    c.kill("SIGKILL");
-    await exited(c);
-  }
-
-  async stop(): Promise<void> {
-    const c = this.child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    c.kill("SIGTERM");
-    const done = await Promise.race([
-      exited(c).then(() => true),
-      new Promise<boolean>((r) => setTimeout(() => r(false), 5000).unref()),
-    ]);
-    if (!done) await this.kill();
-  }
-}
-
-/**
- * Behind the relay's back, after forwarding a report, sends the same report again (a duplicate)
- * and the one before it (out of order, older incarnation or hook state): the coordinator must
- * take both without rolling anything back.
- */
-function replayReports(proxy: ReportProxy) {
-  const last = new Map<string, Buffer>();
-  const stats = { replayed: 0, inFlight: 0 };
-  const post = (path: string, headers: Record<string, string>, body: Buffer) => {
-    stats.inFlight++;
-    return fetch(`${proxy.target}${path}`, {
-      method: "POST",
-      headers,
-      body,
-      signal: AbortSignal.timeout(5_000),
-    })
-      .then(
-        (r) => r.arrayBuffer(),
-        () => undefined,
-      )
-      .finally(() => {
-        stats.inFlight--;
-      });
-  };
-  proxy.afterAnswer = ({ vm, path, headers, body, status }) => {
-    if (path !== "/api/relay/report" || status !== 200) return;
-    const before = last.get(vm);
-    last.set(vm, body);
-    void (async () => {
-      await post(path, headers, body);
-      if (before) await post(path, headers, before);
-      stats.replayed += before ? 2 : 1;
-    })();
-  };
-  return stats;
-}
 
 export interface ChaosCluster {
   readonly cluster: string;
@@ -140,6 +55,10 @@ export interface ChaosCluster {
    */
   schedulingDelay(fromMs: number, toMs: number): Promise<{ ms: number; detail: string }>;
   status(): StatusClient;
+  /** Waits until the coordinator shows the event in one of `phases`. */
+  waitForPhase(eventId: string, phases: string[], timeoutMs?: number): Promise<true>;
+  /** When both coordinator instances serve the status API again (storage included). */
+  answeringAgain(): Promise<number>;
   killAzurite(): Promise<void>;
   startAzurite(): Promise<void>;
   stop(): Promise<void>;
@@ -265,6 +184,36 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
         };
       },
       status,
+      waitForPhase: (eventId, phases, timeoutMs = 30_000) =>
+        waitFor(
+          `${eventId} in ${phases.join("/")}`,
+          async () => {
+            const d = await status()
+              .event(eventId, cluster)
+              .catch(() => null);
+            return phases.includes(d?.phase ?? "");
+          },
+          timeoutMs,
+          50,
+        ),
+      async answeringAgain() {
+        const at = await Promise.all(
+          [a, b].map((c) =>
+            waitFor(
+              `${c.name} answering`,
+              async () => {
+                const r = await fetch(`${c.url}/api/status`, {
+                  headers: { authorization: `Bearer ${keys.operatorKey}` },
+                }).catch(() => undefined);
+                return r && r.status !== 503 && r.status < 500 ? Date.now() : undefined;
+              },
+              30_000,
+              25,
+            ),
+          ),
+        );
+        return Math.max(...at);
+      },
       killAzurite: () => azurite.kill(),
       async startAzurite() {
         azurite = await startAzurite({ location, port: azuritePort });
