@@ -1,7 +1,8 @@
-import { type LocalCluster, startLocalCluster } from "@quiesce/demo";
+import type { LocalCluster } from "@quiesce/demo";
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
-import { hookMarkers, lastEnd, type Markers } from "../test/e2e/support/markers";
-import { waitFor } from "../test/support/wait";
+import { startHookedCluster, startRequestsFor, waitForPhase } from "@quiesce/testkit/cluster";
+import { lastEnd, type Markers } from "@quiesce/testkit/markers";
+import { waitFor } from "@quiesce/testkit/wait";
 import { round, type Summary, summary } from "./stats";
 
 /**
@@ -50,18 +51,11 @@ export interface ConvergenceResult {
 
 const GROUPS = { a: ["a-0", "a-1"], b: ["b-0", "b-1"] } as const;
 
-async function phaseOf(c: LocalCluster, eventId: string): Promise<string | undefined> {
-  return (await c.status.event(eventId, c.cluster).catch(() => null))?.phase;
-}
-
-async function waitPhase(c: LocalCluster, eventId: string, phases: string[], what: string) {
-  await waitFor(what, async () => phases.includes((await phaseOf(c, eventId)) ?? ""), 60_000, 25);
-}
+const waitPhase = (c: LocalCluster, eventId: string, phases: string[]) =>
+  waitForPhase(c, eventId, phases, 60_000, 25);
 
 const startRequestsAt = (c: LocalCluster, eventId: string) =>
-  c.fabric
-    .timeline()
-    .entries.find((t) => t.kind === "startRequests" && t.eventIds.includes(eventId))?.at.realMs;
+  startRequestsFor(c.fabric, eventId)[0]?.at.realMs;
 
 async function handOffRound(c: LocalCluster, sameGroup: boolean): Promise<HandOffSample> {
   // A runs for 4 s once started, long enough for B to drain and wait for the budget.
@@ -72,7 +66,7 @@ async function handOffRound(c: LocalCluster, sameGroup: boolean): Promise<HandOf
     durationInSeconds: 1,
     startedSeconds: 4,
   });
-  await waitPhase(c, a.eventId, ["Approving", "Started"], "A approved");
+  await waitPhase(c, a.eventId, ["Approving", "Started"]);
   const b = c.fabric.schedule({
     eventType: "Freeze",
     resources: sameGroup ? [...GROUPS.a] : [...GROUPS.b],
@@ -80,8 +74,8 @@ async function handOffRound(c: LocalCluster, sameGroup: boolean): Promise<HandOf
     durationInSeconds: 1,
     startedSeconds: 1,
   });
-  await waitPhase(c, b.eventId, ["Ready"], "B ready, waiting for the budget");
-  await waitPhase(c, b.eventId, ["Completed"], "B completed");
+  await waitPhase(c, b.eventId, ["Ready"]);
+  await waitPhase(c, b.eventId, ["Completed"]);
   const detail = await c.status.event(a.eventId, c.cluster);
   const completed = detail.timeline.find((t) => t.to === "Completed");
   const approved = startRequestsAt(c, b.eventId);
@@ -99,7 +93,7 @@ async function restartRound(c: LocalCluster, markers: Markers) {
     durationInSeconds: 1,
     startedSeconds: 1,
   });
-  await waitPhase(c, ev.eventId, ["Draining"], "draining");
+  await waitPhase(c, ev.eventId, ["Draining"]);
   const stoppedAt = Date.now();
   await c.stopCoordinator();
   await waitFor(
@@ -126,14 +120,13 @@ async function restartRound(c: LocalCluster, markers: Markers) {
     30_000,
     10,
   );
-  await waitPhase(c, ev.eventId, ["Completed"], "completed after the restart");
+  await waitPhase(c, ev.eventId, ["Completed"]);
   markers.setHookSeconds("drain", "b-1", 0.2);
   return { answeredToStartRequestsMs: approved - answeredAt, downMs: answeredAt - stoppedAt };
 }
 
 export async function measureConvergence(rounds: number): Promise<ConvergenceResult> {
-  const markers = hookMarkers();
-  const c = await startLocalCluster({
+  const { c, markers, stop } = await startHookedCluster({
     cluster: "bench-convergence",
     timeScale: 1,
     topology: {
@@ -142,18 +135,8 @@ export async function measureConvergence(rounds: number): Promise<ConvergenceRes
         { kind: "availabilitySet", name: "avset-b", vms: [...GROUPS.b] },
       ],
     },
-    relaySettings: {
-      QUIESCE_DRAIN_COMMAND: markers.command,
-      QUIESCE_RECOVER_COMMAND: markers.command,
-    },
   });
   try {
-    await waitFor(
-      "every relay registered",
-      async () => (await c.status.cluster(c.cluster)).liveMembers === 4,
-      30_000,
-      100,
-    );
     const samples: HandOffSample[] = [];
     for (let i = 0; i < rounds; i++) samples.push(await handOffRound(c, i % 2 === 0));
     const restarts = [];
@@ -189,7 +172,6 @@ export async function measureConvergence(rounds: number): Promise<ConvergenceRes
       },
     };
   } finally {
-    await c.stop();
-    markers.remove();
+    await stop();
   }
 }

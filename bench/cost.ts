@@ -3,9 +3,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { applyReport, emptyClusterState } from "@quiesce/core";
 import { startAzurite } from "@quiesce/functions";
-import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import { parseJsonWith } from "@quiesce/protocol";
 import { DEFAULT_POLICY, type Policy } from "@quiesce/protocol/policy";
 import type { RelayReport } from "@quiesce/protocol/relay";
+import { reportPoster } from "@quiesce/testkit/coordinator";
+import { scheduled } from "@quiesce/testkit/documents";
+import { hookRun, resourceIdOf } from "@quiesce/testkit/fleet";
+import { startBenchCoordinator } from "./coordinator";
 import {
   type CostTable,
   dollars,
@@ -16,7 +20,6 @@ import {
   SECONDS_PER_MONTH,
 } from "./costModel";
 import { round, type Summary, summary } from "./stats";
-import { reportPoster, startCoordinatorProcess } from "./throughput";
 
 /**
  * (g) Cost per VM-month, computed from what this run measures (bench/costModel.ts) and the price
@@ -74,7 +77,7 @@ export function deployedInstanceMemoryMB(root: string): number {
 const identity = (name: string, i: number): RelayReport["vm"] => ({
   name,
   vmId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-  resourceId: `/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/bench-rg/providers/Microsoft.Compute/virtualMachines/${name}`,
+  resourceId: resourceIdOf(name),
 });
 
 function idleReport(cluster: string, name: string, i: number, seq: number): RelayReport {
@@ -107,12 +110,14 @@ export function steadyIdleWrites(policy: Policy): number {
 }
 
 export async function measureCost(root: string): Promise<CostResult> {
-  const prices = Prices.parse(JSON.parse(readFileSync(join(root, "bench", "prices.json"), "utf8")));
+  const read = parseJsonWith(Prices, readFileSync(join(root, "bench", "prices.json"), "utf8"));
+  if (!read.ok) throw new Error(`bench/prices.json: ${read.error}`);
+  const prices = read.value;
   const policy = DEFAULT_POLICY;
   const instanceMemoryMB = deployedInstanceMemoryMB(root);
   const azurite = await startAzurite();
   try {
-    const local = await startCoordinatorProcess(azurite.connectionString, [], true);
+    const local = await startBenchCoordinator(azurite.connectionString, { metrics: true });
     try {
       const send = reportPoster(local);
       const post = async (body: RelayReport): Promise<number> => {
@@ -160,32 +165,15 @@ export async function measureCost(root: string): Promise<CostResult> {
 
       // During an event: a group of 10 VMs sees one Scheduled event naming two (one drained, one
       // still draining), so nothing changes and nothing is approved: a steady event-time report.
-      const ev: ScheduledEvent = {
-        EventId: randomUUID().toUpperCase(),
-        EventType: "Freeze",
-        ResourceType: "VirtualMachine",
-        Resources: [name(0), name(1)],
-        EventStatus: "Scheduled",
+      const ev = scheduled(randomUUID().toUpperCase(), [name(0), name(1)], {
         NotBefore: new Date(Date.now() + 15 * 60_000).toUTCString(),
-        Description: "Host server is undergoing maintenance.",
-        EventSource: "Platform",
-        DurationInSeconds: 5,
-      };
-      const at = new Date().toISOString();
+      });
+      const drained = { eventId: ev.EventId, drain: hookRun("succeeded") };
+      const draining = { eventId: ev.EventId, drain: hookRun("running") };
       const eventReport = (i: number): RelayReport => ({
         ...idleReport("cost-event", name(i), i, seq++),
         document: { DocumentIncarnation: 2, Events: [ev] },
-        hooks:
-          i === 0
-            ? [
-                {
-                  eventId: ev.EventId,
-                  drain: { status: "succeeded", attempt: 1, startedAt: at, finishedAt: at },
-                },
-              ]
-            : i === 1
-              ? [{ eventId: ev.EventId, drain: { status: "running", attempt: 1, startedAt: at } }]
-              : [],
+        hooks: i === 0 ? [drained] : i === 1 ? [draining] : [],
       });
       for (let i = 0; i < 3 * EVENT_VMS; i++) await post(eventReport(i % EVENT_VMS));
       const event = await sequential((i) => eventReport(i % EVENT_VMS));

@@ -1,7 +1,6 @@
-import { startLocalCluster } from "@quiesce/demo";
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
-import { hookMarkers, lastEnd } from "../test/e2e/support/markers";
-import { waitFor } from "../test/support/wait";
+import { startHookedCluster, startRequestsFor, waitForPhase } from "@quiesce/testkit/cluster";
+import { lastEnd } from "@quiesce/testkit/markers";
 import { median, round, type Summary, summary } from "./stats";
 
 /**
@@ -60,17 +59,12 @@ const NOTICE_SECONDS = 60;
 const DRAIN_SECONDS = [0.3, 1];
 
 export async function measureEvents(count: number): Promise<EventsResult> {
-  const markers = hookMarkers();
   const vms = ["web-0", "web-1", "web-2", "web-3"];
   const relayLog = new Map<string, number>();
-  const c = await startLocalCluster({
+  const { c, markers, stop } = await startHookedCluster({
     cluster: "bench",
     timeScale: 1, // NotBefore is simulated time: at 1 it is the same clock as the relays'
     topology: { groups: [{ kind: "availabilitySet", name: "avset-web", vms }] },
-    relaySettings: {
-      QUIESCE_DRAIN_COMMAND: markers.command,
-      QUIESCE_RECOVER_COMMAND: markers.command,
-    },
     // What each relay logs, with its wall-clock ms: when its drain hook ended and when it posted
     // StartRequests (the report round trip between them); BENCH_TRACE_RELAYS=1 also prints
     // every line on stderr.
@@ -90,12 +84,6 @@ export async function measureEvents(count: number): Promise<EventsResult> {
     },
   });
   try {
-    await waitFor(
-      "every relay registered",
-      async () => (await c.status.cluster(c.cluster)).liveMembers === vms.length,
-      30_000,
-      100,
-    );
     const samples: EventSample[] = [];
     for (let i = 0; i < count; i++) {
       // Two VMs of the availability set, rotating; the second one drains longer.
@@ -109,16 +97,9 @@ export async function measureEvents(count: number): Promise<EventsResult> {
         durationInSeconds: 1,
         startedSeconds: 1,
       });
-      await waitFor(
-        `event ${i + 1} completed`,
-        async () => (await c.status.event(ev.eventId, c.cluster)).phase === "Completed",
-        60_000,
-        100,
-      );
+      await waitForPhase(c, ev.eventId, ["Completed"], 60_000);
       const fabricEvent = c.fabric.event(ev.eventId);
-      const post = c.fabric
-        .timeline()
-        .entries.find((t) => t.kind === "startRequests" && t.eventIds.includes(ev.eventId));
+      const post = startRequestsFor(c.fabric, ev.eventId)[0];
       if (!fabricEvent?.startedAt || fabricEvent.notBeforeMs === null || !post)
         throw new Error(`event ${ev.eventId} was not approved`);
       const ends = resources.map((vm) => ({
@@ -134,7 +115,7 @@ export async function measureEvents(count: number): Promise<EventsResult> {
       const notBeforeReal = fabricEvent.notBeforeMs - offset;
       const toStarted = fabricEvent.startedAt.realMs - firstSight;
       const toNotBefore = notBeforeReal - firstSight;
-      const approver = "vm" in post ? (post.vm as string) : "";
+      const approver = post.vm;
       const drainedAt = relayLog.get(`drained ${approver} ${ev.eventId}`);
       const postingAt = relayLog.get(`posting ${approver} ${ev.eventId}`);
       samples.push({
@@ -178,7 +159,6 @@ export async function measureEvents(count: number): Promise<EventsResult> {
       samples,
     };
   } finally {
-    await c.stop();
-    markers.remove();
+    await stop();
   }
 }

@@ -1,11 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
+import { z } from "zod";
 import { type ConvergenceResult, measureConvergence } from "./convergence";
 import { type CostResult, measureCost, renderCost } from "./cost";
 import { type EventsResult, measureEvents } from "./events";
 import { measurePartitions, type PartitionsResult } from "./partitions";
 import { renderMarkdown } from "./render";
+import { LatestResults, readResults, StatusScaleFile } from "./resultsFile";
 import { measureScale, type ScaleResult } from "./scale";
 import type { StatusScaleResult } from "./statusScale";
 import { measureThroughput, type ThroughputResult } from "./throughput";
@@ -81,8 +83,8 @@ async function main() {
   const only = process.argv.includes("--only")
     ? process.argv[process.argv.indexOf("--only") + 1]
     : undefined;
-  if (only && existsSync(latestFile)) {
-    const previous = JSON.parse(readFileSync(latestFile, "utf8")) as BenchResults;
+  const previous = only ? readResults(latestFile, LatestResults) : null;
+  if (only && previous) {
     const merged =
       only === "cost"
         ? { ...previous, cost: await measureAndLogCost() }
@@ -112,9 +114,9 @@ async function main() {
   const scale = await measureAndLogScale();
 
   const idleFile = join(out, "relay-idle.json");
-  const relayIdle = existsSync(idleFile) ? JSON.parse(readFileSync(idleFile, "utf8")) : null;
+  const relayIdle = readResults(idleFile, z.unknown());
   const statusFile = join(out, "status-scale.json");
-  const statusScale = existsSync(statusFile) ? JSON.parse(readFileSync(statusFile, "utf8")) : null;
+  const statusScale = readResults(statusFile, StatusScaleFile);
   const cpu = cpus()[0]?.model ?? "unknown";
   const results: BenchResults = {
     date: new Date().toISOString(),

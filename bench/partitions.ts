@@ -1,26 +1,23 @@
 import { randomUUID } from "node:crypto";
 import {
   ClusterStore,
-  CountedTable,
   createHandlers,
-  type OpCounts,
-  type StoredEntity,
   startAzurite,
   type TableName,
-  type Tables,
-  tableClient,
   zeroCounts,
 } from "@quiesce/functions";
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
-import type { RelayReport, ReportResponse } from "@quiesce/protocol/relay";
+import { type RelayReport, ReportResponse } from "@quiesce/protocol/relay";
+import { scheduled } from "@quiesce/testkit/documents";
 import {
   call,
   makeReport,
   request,
   type TestCoordinator,
   testCoordinator,
-} from "../test/integration/harness";
+} from "@quiesce/testkit/harness";
+import { type Tally, talliedTables } from "./partitionTally";
 import { round } from "./stats";
 
 /**
@@ -77,46 +74,6 @@ export interface PartitionsResult {
   pass: boolean;
 }
 
-type Tally = Map<string, number>;
-
-/** CountedTable that also tallies entities per partition key. */
-class TalliedTable extends CountedTable {
-  constructor(
-    client: ReturnType<typeof tableClient>,
-    totals: OpCounts,
-    private readonly name: TableName,
-    private readonly tally: Tally,
-  ) {
-    super(client, totals, undefined, name);
-  }
-  private add(pk: string, n: number): void {
-    const k = `${this.name}\n${pk}`;
-    this.tally.set(k, (this.tally.get(k) ?? 0) + n);
-  }
-  override async get(pk: string, rk: string) {
-    this.add(pk, 1);
-    return super.get(pk, rk);
-  }
-  override async query(filter: string | undefined, select?: string[]) {
-    const rows = await super.query(filter, select);
-    if (rows.length === 0) this.add(/PartitionKey eq '([^']*)'/.exec(filter ?? "")?.[1] ?? "?", 1);
-    for (const r of rows) this.add(r.partitionKey, 1);
-    return rows;
-  }
-  override async insert(e: StoredEntity) {
-    this.add(e.partitionKey, 1);
-    return super.insert(e);
-  }
-  override async replace(e: StoredEntity, etag: string) {
-    this.add(e.partitionKey, 1);
-    return super.replace(e, etag);
-  }
-  override async remove(pk: string, rk: string, etag?: string) {
-    this.add(pk, 1);
-    return super.remove(pk, rk, etag);
-  }
-}
-
 const name = (i: number) => `vm-${String(i).padStart(4, "0")}`;
 const group = (i: number) => Math.floor(i / (VMS / GROUPS));
 
@@ -124,19 +81,10 @@ function withGroup(r: RelayReport, i: number): RelayReport {
   return { ...r, vm: { ...r.vm, placementGroupId: `pg-${group(i)}` } };
 }
 
-function scheduled(resources: string[], notBefore: number): ScheduledEvent {
-  return {
-    EventId: randomUUID().toUpperCase(),
-    EventType: "Freeze",
-    ResourceType: "VirtualMachine",
-    Resources: resources,
-    EventStatus: "Scheduled",
+const scheduledAt = (resources: string[], notBefore: number): ScheduledEvent =>
+  scheduled(randomUUID().toUpperCase(), resources, {
     NotBefore: new Date(notBefore).toUTCString(),
-    Description: "Host server is undergoing maintenance.",
-    EventSource: "Platform",
-    DurationInSeconds: 5,
-  };
-}
+  });
 
 async function scenario(
   connectionString: string,
@@ -147,14 +95,7 @@ async function scenario(
   const c: TestCoordinator = await testCoordinator(connectionString);
   const tally: Tally = new Map();
   const totals = zeroCounts();
-  const tallied = (t: TableName) =>
-    new TalliedTable(tableClient({ connectionString }, `${c.prefix}${t}`), totals, t, tally);
-  const tables: Tables = {
-    Members: tallied("Members"),
-    Events: tallied("Events"),
-    Readiness: tallied("Readiness"),
-    History: tallied("History"),
-  };
+  const tables = talliedTables(connectionString, c.prefix, totals, tally);
   const store = new ClusterStore(tables, totals, c.clock);
   const handlers = createHandlers({ ...c.deps, store });
   const cluster = "big";
@@ -164,14 +105,14 @@ async function scenario(
       request("POST", "relay/report", { key: c.relayKey, body: r }),
     );
     if (res.status !== 200) throw new Error(`report answered ${res.status}`);
-    return res.body as ReportResponse;
+    return ReportResponse.parse(res.body);
   };
 
   // Every relay registers; then the ended events of the last two weeks (seen, then cancelled).
   for (let i = 0; i < VMS; i++) await send(withGroup(makeReport(name(i), { cluster }), i));
   let incarnation = 1;
   for (let k = 0; k < endedEvents; k++) {
-    const ev = scheduled([name(0)], c.clock.now() + 15 * 60_000);
+    const ev = scheduledAt([name(0)], c.clock.now() + 15 * 60_000);
     incarnation++;
     await send(withGroup(makeReport(name(0), { cluster, incarnation, events: [ev] }), 0));
     incarnation++;
@@ -184,7 +125,7 @@ async function scenario(
   // AFFECTED VMs; every VM of the group sees it. The other groups stay idle.
   const notBefore = c.clock.now() + 15 * 60_000;
   const events = Array.from({ length: groupsWithEvent }, (_, g) =>
-    scheduled(
+    scheduledAt(
       Array.from({ length: AFFECTED }, (_, k) => name(g * (VMS / GROUPS) + k)),
       notBefore,
     ),

@@ -33,11 +33,14 @@ if (!statusOnly && !process.argv.includes("--skip-idle") && existsSync(idle)) {
 const outDir = join(root, "node_modules", ".cache", "quiesce-bench");
 mkdirSync(outDir, { recursive: true });
 const outfile = join(outDir, "main.cjs");
-// main.ts forks coordinatorProcess.cjs from the same folder.
+// main.ts and statusMain.ts fork coordinator.cjs (the testkit's coordinator process) from the
+// same folder (bench/coordinator.ts).
 await build({
-  entryPoints: ["main.ts", "coordinatorProcess.ts", "statusMain.ts"].map((f) =>
-    join(root, "bench", f),
-  ),
+  entryPoints: [
+    { in: join(root, "bench", "main.ts"), out: "main" },
+    { in: join(root, "bench", "statusMain.ts"), out: "statusMain" },
+    { in: join(root, "testkit", "src", "coordinator", "main.ts"), out: "coordinator" },
+  ],
   outdir: outDir,
   outExtension: { ".js": ".cjs" },
   bundle: true,

@@ -1,15 +1,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TableClient } from "@azure/data-tables";
-import type { Readiness } from "@quiesce/core";
-import { fromEntity, startAzurite } from "@quiesce/functions";
-import type { ScheduledEvent } from "@quiesce/protocol/imds";
-import type { Directive, RelayReport, ReportResponse } from "@quiesce/protocol/relay";
+import { decodeEntity, StoredReadiness, startAzurite } from "@quiesce/functions";
+import { parseJsonWith } from "@quiesce/protocol";
+import type { RelayReport } from "@quiesce/protocol/relay";
+import type { CoordinatorProcess } from "@quiesce/testkit/coordinator";
+import { reportPoster } from "@quiesce/testkit/coordinator";
+import { Fleet, vmNames } from "@quiesce/testkit/fleet";
+import { startRoundRobinFront } from "@quiesce/testkit/front";
+import { z } from "zod";
+import { startBenchCoordinator } from "./coordinator";
+import { type Answer, runEvent } from "./scaleEvent";
 import { round, type Summary, summary } from "./stats";
-import { type CoordinatorProcess, reportPoster, startCoordinatorProcess } from "./throughput";
 
 /**
  * (i) 10,000 VMs in one deployment: three coordinator processes (the local host, as a Functions
@@ -29,9 +32,7 @@ const VMS = 10_000;
 const CLUSTERS = 20;
 const EVENTS = 10;
 const GROUP = 10;
-const AFFECTED = 3;
 const IDLE_WORKERS = 24;
-const EVENT_REPORT_MS = 250;
 
 export interface ScaleResult {
   vms: number;
@@ -59,76 +60,27 @@ export interface ScaleResult {
   pass: boolean;
 }
 
-const name = (i: number) => `vm-${String(i).padStart(5, "0")}`;
-const clusterOf = (i: number) => `scale-${String(i % CLUSTERS).padStart(2, "0")}`;
-const identity = (i: number): RelayReport["vm"] => ({
-  name: name(i),
-  vmId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-  resourceId: `/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/bench-rg/providers/Microsoft.Compute/virtualMachines/${name(i)}`,
-});
-
-/** The round-robin front: each request to the next coordinator in turn, counted. */
-async function roundRobin(upstreams: string[]): Promise<{
-  url: string;
-  counts: number[];
-  close(): Promise<void>;
-}> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const targets = upstreams.map((u) => new URL(u));
-  const counts = targets.map(() => 0);
-  let next = 0;
-  const server: Server = createServer((req, res) => {
-    const k = next++ % targets.length;
-    counts[k] = (counts[k] ?? 0) + 1;
-    const t = targets[k] as URL;
-    const up = httpRequest(
-      {
-        agent,
-        host: t.hostname,
-        port: t.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.on("error", () => {
-      res.writeHead(502);
-      res.end();
-    });
-    req.pipe(up);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    counts,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-      agent.destroy();
-    },
-  };
-}
+const AnswerSchema = z.looseObject({ directives: z.array(z.looseObject({ kind: z.string() })) });
 
 export async function measureScale(): Promise<ScaleResult> {
   const azurite = await startAzurite();
   const keysDir = mkdtempSync(join(tmpdir(), "quiesce-scale-"));
   const processes: CoordinatorProcess[] = [];
+  const fleet = new Fleet({
+    names: vmNames("vm-", VMS, 5),
+    cluster: (i) => `scale-${String(i % CLUSTERS).padStart(2, "0")}`,
+  });
   try {
     // One at a time: the first creates the shared keys, the others read them.
     for (let p = 0; p < 3; p++)
-      processes.push(await startCoordinatorProcess(azurite.connectionString, [], false, keysDir));
-    const front = await roundRobin(processes.map((p) => p.url));
+      processes.push(await startBenchCoordinator(azurite.connectionString, { keysDir }));
+    const front = await startRoundRobinFront(processes.map((p) => p.url));
     try {
       const relayKey = (processes[0] as CoordinatorProcess).relayKey;
       const send = reportPoster({ url: front.url, relayKey });
       let errors = 0;
       const errorStatuses: Record<string, number> = {};
-      const post = async (body: RelayReport): Promise<ReportResponse | null> => {
+      const post = async (body: RelayReport): Promise<Answer | null> => {
         const res = await send(body).catch(() => null);
         if (res?.status !== 200) {
           errors++;
@@ -136,24 +88,10 @@ export async function measureScale(): Promise<ScaleResult> {
           errorStatuses[k] = (errorStatuses[k] ?? 0) + 1;
           return null;
         }
-        return JSON.parse(res.text) as ReportResponse;
+        const answer = parseJsonWith(AnswerSchema, res.text);
+        if (!answer.ok) throw new Error(`report answer: ${answer.error}`);
+        return answer.value;
       };
-      const seqs = new Array<number>(VMS).fill(0);
-      const nextSeq = (i: number) => {
-        seqs[i] = (seqs[i] ?? 0) + 1;
-        return seqs[i];
-      };
-      const report = (i: number, o: Partial<RelayReport> = {}): RelayReport => ({
-        protocol: "1.0",
-        cluster: clusterOf(i),
-        vm: identity(i),
-        relay: { version: "0.1.0", bootId: `boot-${i}`, seq: nextSeq(i) },
-        document: { DocumentIncarnation: 1, Events: [] },
-        hooks: [],
-        approvals: [],
-        sentAt: new Date().toISOString(),
-        ...o,
-      });
 
       // Registration: every relay's first report (it writes the member row).
       const t0 = performance.now();
@@ -162,7 +100,7 @@ export async function measureScale(): Promise<ScaleResult> {
         Array.from({ length: 32 }, async () => {
           while (n < VMS) {
             const i = n++;
-            while ((await post(report(i))) === null) {} // a refused first report is retried
+            while ((await post(fleet.report(i))) === null) {} // a refused first report is retried
           }
         }),
       );
@@ -182,12 +120,14 @@ export async function measureScale(): Promise<ScaleResult> {
         while (!stop) {
           // Skip the event groups' VMs: their own loops report for them.
           if (i % CLUSTERS >= EVENTS || Math.floor(i / CLUSTERS) >= GROUP) {
-            await post(report(i));
+            await post(fleet.report(i));
           }
           i = (i + IDLE_WORKERS) % VMS;
         }
       });
-      const eventRuns = groups.map((vms, g) => runEvent(g, vms));
+      const eventRuns = groups.map((vms, g) =>
+        runEvent(g, vms, fleet, post, azurite.connectionString),
+      );
       const outcomes = await Promise.all(eventRuns);
       stop = true;
       await Promise.all(idle);
@@ -218,9 +158,13 @@ export async function measureScale(): Promise<ScaleResult> {
       for (const o of outcomes) {
         for (const vm of o.affected) {
           const row = await table("Readiness")
-            .getEntity(`${clusterOf(vm)}|${o.eventId.toLowerCase()}`, name(vm))
+            .getEntity(
+              `${fleet.clusterOf(vm)}|${o.eventId.toLowerCase()}`,
+              fleet.names[vm] as string,
+            )
             .catch(() => null);
-          const r = row ? fromEntity<Readiness>(row) : null;
+          const decoded = row ? decodeEntity(StoredReadiness, row) : null;
+          const r = decoded?.ok ? decoded.value : null;
           if (r?.drain?.status !== "succeeded" || r.recover?.status !== "succeeded")
             drainsAndRecoversStored = false;
         }
@@ -262,116 +206,6 @@ export async function measureScale(): Promise<ScaleResult> {
           drainsAndRecoversStored &&
           lagRatio.p90 <= 0.2,
       };
-
-      /** One event's whole life, driven by its group's relays, each reporting every 250 ms. */
-      async function runEvent(g: number, vms: number[]) {
-        const ev: ScheduledEvent = {
-          EventId: `00000000-5CA1-4000-8000-${String(g).padStart(12, "0")}`,
-          EventType: "Freeze",
-          ResourceType: "VirtualMachine",
-          Resources: vms.slice(0, AFFECTED).map(name),
-          EventStatus: "Scheduled",
-          NotBefore: new Date(Date.now() + 15 * 60_000).toUTCString(),
-          Description: "Host server is undergoing maintenance.",
-          EventSource: "Platform",
-          DurationInSeconds: 5,
-        };
-        const affected = vms.slice(0, AFFECTED);
-        // The fabric's document: Scheduled (2), Started once approved (3), gone (4).
-        let incarnation = 2;
-        const approvers = new Set<number>();
-        let approvedAt = null as number | null;
-        const drainDoneAt = new Map(affected.map((vm, k) => [vm, Date.now() + 1000 + 500 * k]));
-        const hookOf = (vm: number): RelayReport["hooks"] => {
-          if (!affected.includes(vm)) return [];
-          const at = new Date().toISOString();
-          const drained = Date.now() >= (drainDoneAt.get(vm) ?? 0);
-          return [
-            {
-              eventId: ev.EventId,
-              drain: drained
-                ? { status: "succeeded", attempt: 1, startedAt: at, finishedAt: at }
-                : { status: "running", attempt: 1, startedAt: at },
-              ...(incarnation === 4
-                ? { recover: { status: "succeeded", attempt: 1, startedAt: at, finishedAt: at } }
-                : {}),
-            },
-          ];
-        };
-        const docOf = () =>
-          incarnation === 4
-            ? { DocumentIncarnation: 4, Events: [] }
-            : {
-                DocumentIncarnation: incarnation,
-                Events: [
-                  incarnation === 3
-                    ? { ...ev, EventStatus: "Started" as const, NotBefore: "" }
-                    : ev,
-                ],
-              };
-        let completed = false;
-        let startedAt = 0;
-        // When each affected relay first sent its finished drain: the last of them is when the
-        // event became ready to approve.
-        const drainSentAt = new Map<number, number>();
-        const deadline = Date.now() + 90_000;
-        await Promise.all(
-          vms.map(async (vm) => {
-            while (!completed && Date.now() < deadline) {
-              const hooks = hookOf(vm);
-              const sentAt = performance.now();
-              const a = await post(report(vm, { document: docOf(), hooks }));
-              if (a && hooks[0]?.drain?.status === "succeeded" && !drainSentAt.has(vm))
-                drainSentAt.set(vm, sentAt);
-              const approve = (a?.directives ?? []).some((d: Directive) => d.kind === "approve");
-              if (approve && incarnation === 2) {
-                approvers.add(vm);
-                approvedAt ??= performance.now();
-                // The relay POSTs StartRequests (accepted) and reports it at once; then the
-                // fabric shows the event Started to the whole group.
-                await post(
-                  report(vm, {
-                    document: docOf(),
-                    hooks,
-                    approvals: [
-                      {
-                        eventId: ev.EventId,
-                        outcome: "accepted",
-                        at: new Date().toISOString(),
-                        httpStatus: 200,
-                      },
-                    ],
-                  }),
-                );
-                incarnation = 3;
-                startedAt = Date.now();
-              }
-              if (incarnation === 3 && Date.now() - startedAt > 1000) incarnation = 4;
-              if (incarnation === 4 && (await eventCompleted(vm))) completed = true;
-              await new Promise((r) => setTimeout(r, EVENT_REPORT_MS));
-            }
-          }),
-        );
-        // Another relay's report may carry the approve directive before the last drainer's
-        // answer is back, hence the lag from the last drain report sent, taken at the end.
-        const lagMs =
-          approvedAt !== null && drainSentAt.size === affected.length
-            ? Math.max(0, approvedAt - Math.max(...drainSentAt.values()))
-            : null;
-        return { eventId: ev.EventId, affected, approvers, lagMs, completed };
-
-        /** The coordinator's own view: the event Completed (read from its table). */
-        async function eventCompleted(vm: number): Promise<boolean> {
-          const row = await TableClient.fromConnectionString(
-            azurite.connectionString,
-            "quiesceEvents",
-            { allowInsecureConnection: true },
-          )
-            .getEntity(clusterOf(vm), ev.EventId.toLowerCase())
-            .catch(() => null);
-          return row?.phase === "Completed";
-        }
-      }
     } finally {
       await front.close();
     }

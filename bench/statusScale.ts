@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { startAzurite } from "@quiesce/functions";
+import { parseJsonWith } from "@quiesce/protocol";
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
 import type { RelayReport } from "@quiesce/protocol/relay";
+import { type CoordinatorProcess, reportPoster } from "@quiesce/testkit/coordinator";
+import { scheduled } from "@quiesce/testkit/documents";
+import { Fleet, pool, vmNames } from "@quiesce/testkit/fleet";
+import { z } from "zod";
+import { startBenchCoordinator } from "./coordinator";
+import { CONCURRENCY } from "./load";
 import { round, type Summary, summary } from "./stats";
-import {
-  CONCURRENCY,
-  type CoordinatorProcess,
-  reportPoster,
-  startCoordinatorProcess,
-} from "./throughput";
 
 /**
  * (e) The status API at scale: about 3,000 events and 1,800 members loaded into Azurite through
@@ -52,68 +53,39 @@ const EVENTS_PER_DOCUMENT = 100;
 const CANCELLED_PER_DOCUMENT = 10;
 const SAMPLES = 10;
 
-const resourceIdOf = (vm: string) =>
-  `/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/bench-rg/providers/Microsoft.Compute/virtualMachines/${vm}`;
-
 /** Scale-set VMs in placement groups of 100, a zonal pair of sets, the rest ungrouped. */
-function identity(cluster: string, i: number): RelayReport["vm"] {
-  const name = `${cluster}-${String(i).padStart(4, "0")}`;
-  const base = {
-    name,
-    vmId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-    resourceId: resourceIdOf(name),
-  };
-  if (i % 4 === 3) return { ...base, zone: String((i % 3) + 1) };
-  if (i % 4 === 2) return base;
+function placement(cluster: string, i: number): Partial<RelayReport["vm"]> {
+  if (i % 4 === 3) return { zone: String((i % 3) + 1) };
+  if (i % 4 === 2) return {};
   return {
-    ...base,
     vmScaleSetName: `${cluster}-vmss`,
     placementGroupId: `${cluster}-pg-${Math.floor(i / 100)}`,
   };
 }
 
-function report(
-  cluster: string,
-  i: number,
-  incarnation: number,
-  events: ScheduledEvent[],
-): RelayReport {
-  return {
-    protocol: "1.0",
-    cluster,
-    vm: identity(cluster, i),
-    relay: { version: "0.1.0", bootId: `boot-${cluster}-${i}`, seq: incarnation },
-    document: { DocumentIncarnation: incarnation, Events: events },
-    hooks: [],
-    approvals: [],
-    sentAt: new Date().toISOString(),
-  };
-}
+const fleetOf = (c: (typeof CLUSTERS)[number]) =>
+  new Fleet({
+    names: vmNames(`${c.name}-`, c.vms, 4),
+    cluster: c.name,
+    placement: (i) => placement(c.name, i),
+  });
 
-function scheduled(cluster: string, reporter: number, vms: number, n: number): ScheduledEvent {
+function event(fleet: Fleet, reporter: number, n: number): ScheduledEvent {
   // The reporter and two neighbours: events of a group name a few of its VMs.
-  const name = (i: number) => identity(cluster, i % vms).name;
-  return {
-    EventId: randomUUID().toUpperCase(),
-    EventType: n % 3 === 0 ? "Reboot" : "Freeze",
-    ResourceType: "VirtualMachine",
-    Resources: [name(reporter), name(reporter + 1 + (n % 7)), name(reporter + 9 + (n % 13))],
-    EventStatus: "Scheduled",
-    NotBefore: new Date(Date.now() + 3600_000).toUTCString(),
-    Description: "Host server is undergoing maintenance.",
-    EventSource: "Platform",
-    DurationInSeconds: 5,
-  };
-}
-
-async function pool<T>(items: readonly T[], concurrency: number, fn: (t: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await fn(items[next++] as T);
-    }),
+  const name = (i: number) => fleet.names[i % fleet.size] as string;
+  return scheduled(
+    randomUUID().toUpperCase(),
+    [name(reporter), name(reporter + 1 + (n % 7)), name(reporter + 9 + (n % 13))],
+    {
+      EventType: n % 3 === 0 ? "Reboot" : "Freeze",
+      NotBefore: new Date(Date.now() + 3600_000).toUTCString(),
+    },
   );
 }
+
+const document = (incarnation: number, events: ScheduledEvent[]) => ({
+  document: { DocumentIncarnation: incarnation, Events: events },
+});
 
 async function load(local: CoordinatorProcess): Promise<{ active: number; ended: number }> {
   const send = reportPoster(local);
@@ -122,8 +94,11 @@ async function load(local: CoordinatorProcess): Promise<{ active: number; ended:
     if (status !== 200) throw new Error(`report: HTTP ${status}: ${text.slice(0, 200)}`);
   };
   // Every VM registers with an empty document.
+  const fleets = new Map(CLUSTERS.map((c) => [c.name, fleetOf(c)]));
   const all = CLUSTERS.flatMap((c) => Array.from({ length: c.vms }, (_, i) => ({ c, i })));
-  await pool(all, CONCURRENCY, ({ c, i }) => post(report(c.name, i, 1, [])));
+  await pool(all, CONCURRENCY, ({ c, i }) =>
+    post((fleets.get(c.name) as Fleet).report(i, document(1, []))),
+  );
   // Reporters 0, 20, 40, ... each see a document of up to 100 events, then a newer one without
   // the first ten (Azure cancelled them). One reporter per cluster at a time: documents of one
   // cluster would only contend on its events partition.
@@ -131,12 +106,13 @@ async function load(local: CoordinatorProcess): Promise<{ active: number; ended:
   let ended = 0;
   await Promise.all(
     CLUSTERS.map(async (c) => {
+      const fleet = fleets.get(c.name) as Fleet;
       for (let n = 0, r = 0; n < c.events; n += EVENTS_PER_DOCUMENT, r += 20) {
         const count = Math.min(EVENTS_PER_DOCUMENT, c.events - n);
-        const events = Array.from({ length: count }, (_, k) => scheduled(c.name, r, c.vms, n + k));
-        await post(report(c.name, r, 2, events));
+        const events = Array.from({ length: count }, (_, k) => event(fleet, r, n + k));
+        await post(fleet.report(r, document(2, events)));
         const kept = events.slice(Math.min(CANCELLED_PER_DOCUMENT, count));
-        await post(report(c.name, r, 3, kept));
+        await post(fleet.report(r, document(3, kept)));
         active += kept.length;
         ended += count - kept.length;
       }
@@ -145,10 +121,24 @@ async function load(local: CoordinatorProcess): Promise<{ active: number; ended:
   return { active, ended };
 }
 
+/** What the status walk reads of a page of GET /api/status. */
+const StatusPage = z.looseObject({
+  events: z.array(z.looseObject({ eventId: z.string() })),
+  continuation: z.string().nullable(),
+});
+
+function parsed<S extends z.ZodType>(schema: S, text: string): z.output<S> {
+  const r = parseJsonWith(schema, text);
+  if (!r.ok) throw new Error(`status API answer: ${r.error}`);
+  return r.value;
+}
+
 export async function measureStatusScale(): Promise<StatusScaleResult> {
   const azurite = await startAzurite();
   try {
-    const local = await startCoordinatorProcess(azurite.connectionString, ["--expose-gc"]);
+    const local = await startBenchCoordinator(azurite.connectionString, {
+      execArgv: ["--expose-gc"],
+    });
     try {
       const mb = (b: number) => round(b / 1e6, 1);
       const memory = async () => {
@@ -170,15 +160,9 @@ export async function measureStatusScale(): Promise<StatusScaleResult> {
         const ms = performance.now() - t;
         if (res.status !== 200)
           throw new Error(`${path}: HTTP ${res.status}: ${text.slice(0, 200)}`);
-        return {
-          ms,
-          bytes: Buffer.byteLength(text),
-          body: JSON.parse(text) as Record<string, unknown>,
-        };
+        return { ms, bytes: Buffer.byteLength(text), text };
       };
-      const firstEvent = (
-        (await get("/api/status?limit=1")).body.events as Array<{ eventId: string }>
-      )[0];
+      const firstEvent = parsed(StatusPage, (await get("/api/status?limit=1")).text).events[0];
       const measure = async (name: string, path: string) => {
         await get(path); // warm: the first call pays for connection set-up and JIT
         const before = await local.stats();
@@ -217,10 +201,11 @@ export async function measureStatusScale(): Promise<StatusScaleResult> {
         const page = await get(
           `/api/status?state=all&limit=500${token ? `&continuation=${token}` : ""}`,
         );
+        const body = parsed(StatusPage, page.text);
         pages++;
-        events += (page.body.events as unknown[]).length;
+        events += body.events.length;
         maxPageBytes = Math.max(maxPageBytes, page.bytes);
-        token = page.body.continuation as string | null;
+        token = body.continuation;
       } while (token !== null);
       const walk = {
         pages,

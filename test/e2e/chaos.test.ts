@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "../support/wait";
-import { CHAOS_POLICY, type ChaosCluster, startChaosCluster } from "./support/chaos";
+import { simEvent, startRequestsFor } from "@quiesce/testkit/cluster";
+import { approveDirectives } from "@quiesce/testkit/front";
+import { bounded } from "@quiesce/testkit/lag";
 import {
   expectOneApprover,
   expectOnlyResourcesHooked,
   expectPlannedLifecycle,
   expectRecoveredAfterEnd,
-  simEvent,
-  startRequestsFor,
-} from "./support/lifecycle";
-import { lastEnd } from "./support/markers";
-import { approveDirectives } from "./support/reportProxy";
+} from "@quiesce/testkit/lifecycle";
+import { lastEnd } from "@quiesce/testkit/markers";
+import { waitFor } from "@quiesce/testkit/wait";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHAOS_POLICY, type ChaosCluster, startChaosCluster } from "./support/chaos";
 
 /**
  * Chaos end to end, every crash a SIGKILL of a real process: the coordinator instances and
@@ -18,7 +18,9 @@ import { approveDirectives } from "./support/reportProxy";
  * Throughout, two coordinator instances race, two relays' clocks are 30 s off, and one relay's
  * reports are duplicated and replayed out of order. Each test proves the invariants from what the
  * fabric and the hooks saw, and bounds convergence from timestamps: within one active report
- * interval of the coordinator answering again (plus SLACK_MS for a loaded 2-core machine).
+ * interval of the coordinator answering again, plus SLACK_MS, plus the scheduling delay this
+ * process and the coordinator processes measured over that very interval (a loaded machine runs
+ * every step late by as much; an idle one measures ~0), stated in every line and failure.
  */
 
 const ACTIVE_MS = CHAOS_POLICY.activeReportSeconds * 1000;
@@ -35,11 +37,7 @@ const topology = {
   ],
 };
 
-/** The figure for the issue note, one line per measurement. */
-const measured = (what: string, ms: number) =>
-  process.stdout.write(`chaos: ${what}: ${Math.round(ms)} ms (bound ${BOUND_MS} ms)\n`);
-
-describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000 }, () => {
+describe("chaos end to end (real processes, Azurite on disk)", () => {
   let x: ChaosCluster;
   beforeAll(async () => {
     x = await startChaosCluster(topology);
@@ -48,38 +46,12 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
     await x?.stop();
   });
 
-  const phase = async (eventId: string) =>
-    (
-      await x
-        .status()
-        .event(eventId, x.cluster)
-        .catch(() => null)
-    )?.phase;
-  const waitForPhase = (eventId: string, phases: string[], timeoutMs = 30_000) =>
-    waitFor(
-      `${eventId} in ${phases.join("/")}`,
-      async () => phases.includes((await phase(eventId)) ?? ""),
-      timeoutMs,
-      50,
-    );
-  /** When both coordinator instances serve the status API again (storage included). */
-  const answeringAgain = async () => {
-    const at = await Promise.all(
-      x.coordinators.map((c) =>
-        waitFor(
-          `${c.proc.name} answering`,
-          async () => {
-            const r = await fetch(`${c.url}/api/status`, {
-              headers: { authorization: `Bearer ${x.operatorKey}` },
-            }).catch(() => undefined);
-            return r && r.status !== 503 && r.status < 500 ? Date.now() : undefined;
-          },
-          30_000,
-          25,
-        ),
-      ),
-    );
-    return Math.max(...at);
+  /** `ms` (from `fromMs` to `toMs`) within BOUND_MS plus the scheduling delay meanwhile. */
+  const expectWithinBound = async (what: string, ms: number, fromMs: number, toMs: number) => {
+    const delay = await x.schedulingDelay(fromMs, toMs);
+    const b = bounded(ms, BOUND_MS, delay.ms, delay.detail);
+    process.stdout.write(`chaos: ${what}: ${b.text}\n`); // the figure for the issue note
+    expect(ms, `${what}: ${b.text}`).toBeLessThanOrEqual(b.allowedMs);
   };
 
   it("keeps every invariant with clocks 30 s off, racing instances, replayed reports and IMDS storms", async () => {
@@ -95,21 +67,26 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       durationInSeconds: 1,
       startedSeconds: 1,
     });
-    await waitForPhase(ev.eventId, ["Completed"]);
+    await x.waitForPhase(ev.eventId, ["Completed"]);
     expectPlannedLifecycle(fabric, markers, ev.eventId);
     expect(x.replayed()).toBeGreaterThan(0);
     const lastDrain = Math.max(
       ...ev.resources.map((vm) => lastEnd(markers.runs("drain", vm, ev.eventId)) ?? 0),
     );
-    const approval = (startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0) - lastDrain;
-    measured("last drain end -> StartRequests under skew, races, replays and storms", approval);
-    expect(approval).toBeLessThanOrEqual(BOUND_MS);
+    const approvedAt = startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0;
+    await expectWithinBound(
+      "last drain end -> StartRequests under skew, races, replays and storms",
+      approvedAt - lastDrain,
+      lastDrain,
+      approvedAt,
+    );
     fabric.clearFaults();
   });
 
   it("re-runs the drain of a relay SIGKILLed mid-drain once restarted, and approves only after it", async () => {
     const { fabric, markers } = x;
-    markers.setHookSeconds("drain", "web-3", 2);
+    // web-3's drain runs until the relay was killed and started again, however slow the machine.
+    markers.hold("drain", "web-3");
     try {
       const ev = fabric.schedule({
         eventType: "Reboot",
@@ -124,23 +101,34 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       );
       await x.relayProcess.kill();
       expect(startRequestsFor(fabric, ev.eventId)).toEqual([]);
-      await x.relayProcess.start();
-      await waitForPhase(ev.eventId, ["Completed"], 40_000);
+      x.relayProcess.start();
+      await waitFor(
+        "web-3 draining again",
+        () => markers.runs("drain", "web-3", ev.eventId).length >= 2,
+        15_000,
+      );
+      expect(startRequestsFor(fabric, ev.eventId)).toEqual([]);
+      markers.release("drain", "web-3");
+      await x.waitForPhase(ev.eventId, ["Completed"], 40_000);
       const runs = markers.runs("drain", "web-3", ev.eventId);
       expect(runs.length, "the interrupted drain ran again").toBeGreaterThanOrEqual(2);
       expectPlannedLifecycle(fabric, markers, ev.eventId);
       const rerunEnd = lastEnd(runs) ?? 0;
-      const approval = (startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0) - rerunEnd;
-      measured("re-run drain end -> StartRequests after a relay SIGKILL", approval);
-      expect(approval).toBeLessThanOrEqual(BOUND_MS);
+      const approvedAt = startRequestsFor(fabric, ev.eventId)[0]?.at.realMs ?? 0;
+      await expectWithinBound(
+        "re-run drain end -> StartRequests after a relay SIGKILL",
+        approvedAt - rerunEnd,
+        rerunEnd,
+        approvedAt,
+      );
     } finally {
-      markers.setHookSeconds("drain", "web-3", 0.2);
+      markers.release("drain", "web-3");
     }
   });
 
   it("replaces an approver SIGKILLed between its election and its StartRequests within one interval of the lease", async () => {
     const { fabric, markers } = x;
-    markers.setHookSeconds("drain", "web-3", 1); // web-3 drains last: it is elected
+    markers.hold("drain", "web-3"); // web-3 drains last (once web-2 has): it is elected
     let elected: { leaseExpiresAt: number } | undefined;
     x.relayProxy.onAnswer = (vm, answer) => {
       const d = approveDirectives(answer)[0];
@@ -157,6 +145,12 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
         durationInSeconds: 1,
         startedSeconds: 1,
       });
+      await waitFor(
+        "web-2 drained",
+        () => lastEnd(markers.runs("drain", "web-2", ev.eventId)) !== undefined,
+        15_000,
+      );
+      markers.release("drain", "web-3");
       const victim = await waitFor("web-3 elected", () => elected, 20_000);
       const approved = await waitFor(
         "StartRequests from another approver",
@@ -165,14 +159,15 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       );
       expect(approved.vm).not.toBe("web-3");
       expect(approved.at.realMs).toBeGreaterThanOrEqual(victim.leaseExpiresAt);
-      measured(
+      await expectWithinBound(
         "dead approver's lease expiry -> StartRequests by another",
         approved.at.realMs - victim.leaseExpiresAt,
+        victim.leaseExpiresAt,
+        approved.at.realMs,
       );
-      expect(approved.at.realMs - victim.leaseExpiresAt).toBeLessThanOrEqual(BOUND_MS);
       x.relayProxy.onAnswer = undefined;
-      await x.relayProcess.start(); // it owes a recover
-      await waitForPhase(ev.eventId, ["Completed"], 40_000);
+      x.relayProcess.start(); // it owes a recover
+      await x.waitForPhase(ev.eventId, ["Completed"], 40_000);
       expectOneApprover(fabric, ev.eventId);
       expectOnlyResourcesHooked(fabric, markers, ev.eventId);
       expectRecoveredAfterEnd(fabric, markers, ev.eventId);
@@ -186,13 +181,14 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       }
     } finally {
       x.relayProxy.onAnswer = undefined;
-      markers.setHookSeconds("drain", "web-3", 0.2);
+      markers.release("drain", "web-3");
     }
   });
 
   it("converges within one active interval after both instances and Azurite are SIGKILLed mid-write", async () => {
     const { fabric, markers } = x;
-    markers.setHookSeconds("drain", "web-1", 2);
+    // web-1 drains until everything was killed, however slow the machine.
+    markers.hold("drain", "web-1");
     try {
       const ev = fabric.schedule({
         eventType: "Freeze",
@@ -201,10 +197,11 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
         durationInSeconds: 1,
         startedSeconds: 1,
       });
-      await waitForPhase(ev.eventId, ["Draining"]);
+      await x.waitForPhase(ev.eventId, ["Draining"]);
       // Mid-write: while coordinator A is handling a (replayed) report of the event.
       await waitFor("a report in flight to A", () => x.reportsInFlight() > 0, 10_000, 1);
-      await Promise.all([...x.coordinators.map((c) => c.proc.kill()), x.killAzurite()]);
+      await Promise.all([...x.coordinators.map((c) => c.kill()), x.killAzurite()]);
+      markers.release("drain", "web-1");
       await waitFor(
         "both drains done while the coordinator is down",
         () => ev.resources.every((vm) => lastEnd(markers.runs("drain", vm, ev.eventId))),
@@ -214,7 +211,7 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       expect(simEvent(fabric, ev.eventId).phase).toBe("Scheduled");
       await x.startAzurite();
       await Promise.all(x.coordinators.map((c) => c.start()));
-      const answeredAt = await answeringAgain();
+      const answeredAt = await x.answeringAgain();
       const approved = await waitFor(
         "StartRequests after the restart",
         () => startRequestsFor(fabric, ev.eventId)[0],
@@ -222,12 +219,16 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       );
       // Negative when the first instance back already had every drain reported through it.
       const converged = Math.max(0, approved.at.realMs - answeredAt);
-      measured("coordinators + Azurite restart -> StartRequests", converged);
-      expect(converged).toBeLessThanOrEqual(BOUND_MS);
-      await waitForPhase(ev.eventId, ["Completed"]);
+      await expectWithinBound(
+        "coordinators + Azurite restart -> StartRequests",
+        converged,
+        answeredAt,
+        approved.at.realMs,
+      );
+      await x.waitForPhase(ev.eventId, ["Completed"]);
       expectPlannedLifecycle(fabric, markers, ev.eventId);
     } finally {
-      markers.setHookSeconds("drain", "web-1", 0.2);
+      markers.release("drain", "web-1");
     }
   });
 
@@ -242,10 +243,10 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       durationInSeconds: 1,
       startedSeconds: 7,
     });
-    await waitForPhase(ev.eventId, ["Completed"]);
+    await x.waitForPhase(ev.eventId, ["Completed"]);
     await x.killAzurite();
     await x.startAzurite();
-    const answeredAt = await answeringAgain();
+    const answeredAt = await x.answeringAgain();
     const done = await waitFor(
       "the event Completed again, nothing active",
       async () => {
@@ -261,8 +262,12 @@ describe("chaos end to end (real processes, Azurite on disk)", { timeout: 60_000
       ...done.timeline.filter((t) => t.to === "Completed").map((t) => Date.parse(t.at)),
     );
     const healed = Math.max(0, completedAt - answeredAt);
-    measured("Azurite restart (lost writes) -> Completed again", healed);
-    expect(healed).toBeLessThanOrEqual(BOUND_MS);
+    await expectWithinBound(
+      "Azurite restart (lost writes) -> Completed again",
+      healed,
+      answeredAt,
+      completedAt,
+    );
     expectPlannedLifecycle(fabric, markers, ev.eventId);
   });
 });

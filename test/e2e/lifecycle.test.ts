@@ -1,17 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "../support/wait";
-import { type E2eCluster, startE2eCluster } from "./support/cluster";
+import {
+  type E2eCluster,
+  simEvent,
+  startE2eCluster,
+  startRequestsFor,
+  waitForPhase,
+} from "@quiesce/testkit/cluster";
 import {
   expectDrainedBeforeApproval,
   expectOneApprover,
   expectOnlyResourcesHooked,
   expectPlannedLifecycle,
   expectRecoveredAfterEnd,
-  simEvent,
-  startRequestsFor,
-  waitForPhase,
-} from "./support/lifecycle";
-import { lastEnd } from "./support/markers";
+} from "@quiesce/testkit/lifecycle";
+import { lastEnd } from "@quiesce/testkit/markers";
+import { waitFor } from "@quiesce/testkit/wait";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Every lifecycle path with real relays (hooks are shell commands), the local coordinator on
@@ -68,7 +71,8 @@ describe("event lifecycle end to end", () => {
 
   it("lets an autoApprove policy approve a User event before its drain finished", async () => {
     const { c, markers } = e;
-    markers.setHookSeconds("drain", "vmss-api_0", 3);
+    // The drain runs until the approval was seen, however slow the machine.
+    markers.hold("drain", "vmss-api_0");
     const ev = c.fabric.schedule({
       eventType: "Reboot",
       eventSource: "User",
@@ -76,6 +80,11 @@ describe("event lifecycle end to end", () => {
       noticeSeconds: 120,
       startedSeconds: 1,
     });
+    try {
+      await waitFor("StartRequests", () => startRequestsFor(c.fabric, ev.eventId)[0], 30_000);
+    } finally {
+      markers.release("drain", "vmss-api_0");
+    }
     const done = await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
     expect(done.approval.rule).toBe("policy:user-events");
     expectOneApprover(c.fabric, ev.eventId);
@@ -92,21 +101,27 @@ describe("event lifecycle end to end", () => {
 
   it("never approves an event cancelled while a VM still drains, and still recovers every VM that drained", async () => {
     const { c, markers } = e;
-    markers.setHookSeconds("drain", "web-3", 4);
+    // web-3 drains until the event was cancelled, however slow the machine.
+    markers.hold("drain", "web-3");
     const ev = c.fabric.schedule({
       eventType: "Redeploy",
       resources: ["web-2", "web-3"],
       noticeSeconds: 600,
     });
-    await waitFor(
-      "web-2 drained and web-3 draining",
-      () =>
-        lastEnd(markers.runs("drain", "web-2", ev.eventId)) !== undefined &&
-        markers.runs("drain", "web-3", ev.eventId).length > 0,
-      15_000,
-    );
-    c.fabric.cancel(ev.eventId);
-    const done = await waitForPhase(c, ev.eventId, ["Cancelled"], 15_000);
+    let done: Awaited<ReturnType<typeof waitForPhase>>;
+    try {
+      await waitFor(
+        "web-2 drained and web-3 draining",
+        () =>
+          lastEnd(markers.runs("drain", "web-2", ev.eventId)) !== undefined &&
+          markers.runs("drain", "web-3", ev.eventId).length > 0,
+        15_000,
+      );
+      c.fabric.cancel(ev.eventId);
+      done = await waitForPhase(c, ev.eventId, ["Cancelled"], 15_000);
+    } finally {
+      markers.release("drain", "web-3");
+    }
     expect(done.approval.approvedAt).toBeNull();
     await waitFor(
       "both VMs recovered",
@@ -146,21 +161,37 @@ describe("event lifecycle end to end", () => {
 
   it("waits for a VM that Resources names only from a later incarnation, and approves once it drained too", async () => {
     const { c, markers } = e;
-    // web-0 alone would be drained after 1.5 s; web-2, added meanwhile, takes 3 s.
-    markers.setHookSeconds("drain", "web-0", 1.5);
-    markers.setHookSeconds("drain", "web-2", 3);
+    // web-0 drains until web-2 was added and is draining; web-2 until web-0 has drained.
+    markers.hold("drain", "web-0");
+    markers.hold("drain", "web-2");
     const ev = c.fabric.schedule({
       eventType: "Reboot",
       resources: ["web-0"],
       noticeSeconds: 120,
       startedSeconds: 1,
     });
-    await waitFor(
-      "web-0 draining",
-      () => markers.runs("drain", "web-0", ev.eventId).length > 0,
-      15_000,
-    );
-    c.fabric.changeResources(ev.eventId, ["web-0", "web-2"]);
+    try {
+      await waitFor(
+        "web-0 draining",
+        () => markers.runs("drain", "web-0", ev.eventId).length > 0,
+        15_000,
+      );
+      c.fabric.changeResources(ev.eventId, ["web-0", "web-2"]);
+      await waitFor(
+        "web-2 draining",
+        () => markers.runs("drain", "web-2", ev.eventId).length > 0,
+        15_000,
+      );
+      markers.release("drain", "web-0");
+      await waitFor(
+        "web-0 drained",
+        () => lastEnd(markers.runs("drain", "web-0", ev.eventId)) !== undefined,
+        15_000,
+      );
+    } finally {
+      markers.release("drain", "web-0");
+      markers.release("drain", "web-2");
+    }
     const done = await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
     expect(done.approval.rule).toBe("allDrained");
     expect(simEvent(c.fabric, ev.eventId).resources).toEqual(["web-0", "web-2"]);
@@ -172,6 +203,8 @@ describe("event lifecycle end to end", () => {
 
   it("holds a drained event while an operator hold lasts and approves it once released", async () => {
     const { c, markers } = e;
+    // The drain runs until the operator's hold is in place, however slow the machine.
+    markers.hold("drain", "vmss-api_2");
     const ev = c.fabric.schedule({
       eventType: "Freeze",
       resources: ["vmss-api_2"],
@@ -179,11 +212,15 @@ describe("event lifecycle end to end", () => {
       durationInSeconds: 1,
       startedSeconds: 1,
     });
-    await waitForPhase(c, ev.eventId, ["Observed", "Draining"], 15_000);
-    await c.status.operator("hold", ev.eventId, {
-      cluster: c.cluster,
-      reason: "e2e: change freeze",
-    });
+    try {
+      await waitForPhase(c, ev.eventId, ["Observed", "Draining"], 15_000);
+      await c.status.operator("hold", ev.eventId, {
+        cluster: c.cluster,
+        reason: "e2e: change freeze",
+      });
+    } finally {
+      markers.release("drain", "vmss-api_2");
+    }
     await waitFor(
       "vmss-api_2 drained",
       () => lastEnd(markers.runs("drain", "vmss-api_2", ev.eventId)) !== undefined,
@@ -229,5 +266,5 @@ describe("event lifecycle end to end", () => {
     const started = simEvent(c.fabric, ev.eventId).startedAt?.simMs as number;
     expect(started, "started well before NotBefore").toBeLessThan(notBefore - 20_000);
     expect(markers.vmsThatRan("recover", ev.eventId)).toEqual([]);
-  }, 90_000);
+  });
 });

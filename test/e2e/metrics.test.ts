@@ -1,9 +1,8 @@
+import { localMetrics, pointsNamed } from "@quiesce/functions";
+import { type E2eCluster, startE2eCluster, waitForPhase } from "@quiesce/testkit/cluster";
+import { lastEnd } from "@quiesce/testkit/markers";
+import { waitFor } from "@quiesce/testkit/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pointsNamed, testMetrics } from "../support/metrics";
-import { waitFor } from "../support/wait";
-import { type E2eCluster, startE2eCluster } from "./support/cluster";
-import { waitForPhase } from "./support/lifecycle";
-import { lastEnd } from "./support/markers";
 
 /**
  * Metrics from a real run: relays, simulator and coordinator as in the lifecycle tests, the
@@ -28,7 +27,7 @@ const topology = {
 };
 
 describe("metrics after an end-to-end run", () => {
-  const metrics = testMetrics();
+  const metrics = localMetrics();
   let e: E2eCluster;
   beforeAll(async () => {
     e = await startE2eCluster(
@@ -60,7 +59,8 @@ describe("metrics after an end-to-end run", () => {
       noticeSeconds: 6,
       startedSeconds: 1,
     });
-    markers.setHookSeconds("drain", "web-2", 3);
+    // web-2 drains until its event was cancelled, however slow the machine.
+    markers.hold("drain", "web-2");
     const cancelled = c.fabric.schedule({
       eventType: "Redeploy",
       resources: ["web-2"],
@@ -82,7 +82,9 @@ describe("metrics after an end-to-end run", () => {
     c.fabric.cancel(cancelled.eventId);
     await Promise.all([
       waitForPhase(c, approved.eventId, ["Started", "Recovering", "Completed"], 20_000),
-      waitForPhase(c, cancelled.eventId, ["Cancelled"], 20_000),
+      waitForPhase(c, cancelled.eventId, ["Cancelled"], 20_000).finally(() =>
+        markers.release("drain", "web-2"),
+      ),
       waitForPhase(c, expired.eventId, ["ExpiredAtNotBefore", "Recovering", "Completed"], 20_000),
     ]);
     await waitFor(

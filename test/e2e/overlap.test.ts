@@ -1,8 +1,13 @@
 import { generateTopology } from "@quiesce/fabric-simulator";
+import {
+  type E2eCluster,
+  startE2eCluster,
+  startRequestsFor,
+  waitForPhase,
+} from "@quiesce/testkit/cluster";
+import { expectPlannedLifecycle } from "@quiesce/testkit/lifecycle";
+import { lastEnd } from "@quiesce/testkit/markers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2eCluster, startE2eCluster } from "./support/cluster";
-import { expectPlannedLifecycle, startRequestsFor, waitForPhase } from "./support/lifecycle";
-import { lastEnd } from "./support/markers";
 
 /**
  * Twenty VMs in two availability sets and two scale-set placement groups, six events at once

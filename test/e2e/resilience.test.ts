@@ -1,14 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "../support/wait";
-import { type E2eCluster, FAST_POLICY, startE2eCluster } from "./support/cluster";
 import {
-  expectPlannedLifecycle,
+  type E2eCluster,
+  FAST_POLICY,
   simEvent,
+  startE2eCluster,
   startRequestsFor,
   waitForPhase,
-} from "./support/lifecycle";
-import { lastEnd } from "./support/markers";
-import { approveDirectives, type ReportProxy, startReportProxy } from "./support/reportProxy";
+} from "@quiesce/testkit/cluster";
+import { approveDirectives, type ReportProxy, startReportProxy } from "@quiesce/testkit/front";
+import { bounded, startLagMonitor } from "@quiesce/testkit/lag";
+import { expectPlannedLifecycle } from "@quiesce/testkit/lifecycle";
+import { lastEnd } from "@quiesce/testkit/markers";
+import { waitFor } from "@quiesce/testkit/wait";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Failures around a live event: the elected approver dying, the coordinator restarting, relays
@@ -29,6 +32,7 @@ const topology = {
 describe("resilience end to end", () => {
   let e: E2eCluster;
   let proxy: ReportProxy;
+  const lag = startLagMonitor();
   beforeAll(async () => {
     proxy = await startReportProxy();
     try {
@@ -53,6 +57,7 @@ describe("resilience end to end", () => {
     }
   });
   afterAll(async () => {
+    lag.stop();
     await e?.stop();
     await proxy?.stop();
   });
@@ -87,10 +92,14 @@ describe("resilience end to end", () => {
     // Not before the dead approver's lease ran out (the coordinator and the fabric share a clock).
     expect(approved.at.realMs).toBeGreaterThanOrEqual(victim.leaseExpiresAt);
     // And within one active interval of it (the sweep every 500 ms, then the next eligible
-    // report), plus a second for a loaded machine.
-    expect(approved.at.realMs - victim.leaseExpiresAt).toBeLessThanOrEqual(
+    // report), plus a second, plus the scheduling delay measured meanwhile (a loaded machine
+    // runs every step of it late by as much).
+    const b = bounded(
+      approved.at.realMs - victim.leaseExpiresAt,
       FAST_POLICY.activeReportSeconds * 1000 + 1_000,
+      lag.between(victim.leaseExpiresAt, approved.at.realMs),
     );
+    expect(b.ms, `lease expiry -> StartRequests: ${b.text}`).toBeLessThanOrEqual(b.allowedMs);
 
     proxy.blocked.delete(victim.vm);
     await c.startRelay(victim.vm); // it comes back and owes a recover if it drained
@@ -102,25 +111,31 @@ describe("resilience end to end", () => {
 
   it("keeps an event's state across a coordinator restart in the middle of it", async () => {
     const { c, markers } = e;
-    markers.setHookSeconds("drain", "web-3", 3);
+    // web-3 drains until the coordinator has restarted, however slow the machine.
+    markers.hold("drain", "web-3");
     const ev = c.fabric.schedule({
       eventType: "Reboot",
       resources: ["web-2", "web-3"],
       noticeSeconds: 120,
       startedSeconds: 1,
     });
-    await waitForPhase(c, ev.eventId, ["Draining"], 15_000);
-    const before = await c.status.event(ev.eventId, c.cluster);
-    await c.restartCoordinator();
-    const restartedAt = Date.now();
-    expect(startRequestsFor(c.fabric, ev.eventId)).toEqual([]);
+    let before: Awaited<ReturnType<typeof c.status.event>>;
+    let restartedAt: number;
+    try {
+      await waitForPhase(c, ev.eventId, ["Draining"], 15_000);
+      before = await c.status.event(ev.eventId, c.cluster);
+      await c.restartCoordinator();
+      restartedAt = Date.now();
+      expect(startRequestsFor(c.fabric, ev.eventId)).toEqual([]);
+    } finally {
+      markers.release("drain", "web-3");
+    }
 
     const done = await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
     expect(done.firstSeenAt).toBe(before.firstSeenAt);
     expect(done.timeline[0]).toEqual(before.timeline[0]);
     expectPlannedLifecycle(c.fabric, markers, ev.eventId);
     expect(startRequestsFor(c.fabric, ev.eventId)[0]?.at.realMs).toBeGreaterThan(restartedAt);
-    markers.setHookSeconds("drain", "web-3", 0.2);
   });
 
   it("lets relays cut off from the coordinator drain on their own and report once it is back", async () => {

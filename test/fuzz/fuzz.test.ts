@@ -2,10 +2,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { HttpRequest } from "@azure/functions";
 import { matchRoute, ROUTE_PREFIX, ROUTES } from "@quiesce/functions";
+import { useAzurite } from "@quiesce/testkit/azurite";
+import {
+  context,
+  dumpTables,
+  type TestCoordinator,
+  testCoordinator,
+} from "@quiesce/testkit/harness";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { context, dumpTables, type TestCoordinator, testCoordinator } from "../integration/harness";
-import { useAzurite } from "../support/azurite";
 import { type FuzzRequest, request } from "./requests";
 
 /**

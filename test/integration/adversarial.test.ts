@@ -1,7 +1,6 @@
 import { ClusterStore, createHandlers, openTables, zeroCounts } from "@quiesce/functions";
-import { describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
-import { FaultPlan, withFaults } from "../support/faultyTables";
+import { useAzurite } from "@quiesce/testkit/azurite";
+import { FaultPlan, withFaults } from "@quiesce/testkit/faults";
 import {
   call,
   dumpTables,
@@ -11,7 +10,8 @@ import {
   request,
   type TestCoordinator,
   testCoordinator,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { describe, expect, it } from "vitest";
 
 const azurite = useAzurite();
 

@@ -1,6 +1,6 @@
+import { useAzurite } from "@quiesce/testkit/azurite";
+import { freezeEvent, makeReport, postReport, testCoordinator } from "@quiesce/testkit/harness";
 import { describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
-import { freezeEvent, makeReport, postReport, testCoordinator } from "./harness";
 
 const azurite = useAzurite();
 

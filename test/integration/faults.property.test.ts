@@ -12,11 +12,11 @@ import {
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
 import { type Policy, PolicySet, policyFor } from "@quiesce/protocol/policy";
 import type { RelayReport } from "@quiesce/protocol/relay";
+import { useAzurite } from "@quiesce/testkit/azurite";
+import { type FaultKind, FaultPlan, withFaults } from "@quiesce/testkit/faults";
+import { dumpTables, freezeEvent, makeReport, uniquePrefix } from "@quiesce/testkit/harness";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
-import { type FaultKind, FaultPlan, withFaults } from "../support/faultyTables";
-import { dumpTables, freezeEvent, makeReport, uniquePrefix } from "./harness";
 
 const azurite = useAzurite();
 

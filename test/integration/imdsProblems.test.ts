@@ -1,6 +1,5 @@
 import { ClusterPage } from "@quiesce/protocol/status";
-import { describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
+import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   call,
   dumpTables,
@@ -9,7 +8,8 @@ import {
   postReport,
   request,
   testCoordinator,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { describe, expect, it } from "vitest";
 
 /**
  * Protocol 1.1 through the real report and status handlers against Azurite: IMDS problems a relay

@@ -1,8 +1,8 @@
 import { request as httpRequest } from "node:http";
 import { type LocalCoordinator, startLocalCoordinator } from "@quiesce/functions";
+import { type AzuriteHandle, startTestAzurite } from "@quiesce/testkit/azurite";
+import { freezeEvent, makeReport, uniquePrefix } from "@quiesce/testkit/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AzuriteHandle, startTestAzurite } from "../support/azurite";
-import { freezeEvent, makeReport, uniquePrefix } from "./harness";
 
 let azurite: AzuriteHandle;
 let local: LocalCoordinator;

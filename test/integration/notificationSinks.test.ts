@@ -5,12 +5,12 @@ import {
   verifySignature,
   type WebhookReceiver,
 } from "@quiesce/functions";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   QuiesceWebhookMessage,
   SlackWebhookMessage,
   TeamsWorkflowMessage,
-} from "../support/notificationSchemas";
+} from "@quiesce/testkit/notifications";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const SECRET = "k".repeat(40);
 

@@ -1,35 +1,34 @@
 import {
   createCoordinator,
   loadCoordinatorSettings,
-  type ReceivedMessage,
-  startWebhookReceiver,
-  type WebhookReceiver,
+  localMetrics,
+  pointsNamed,
 } from "@quiesce/functions";
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
 import type { RelayReport } from "@quiesce/protocol/relay";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
-import { pointsNamed, testMetrics } from "../support/metrics";
-import { QuiesceWebhookMessage } from "../support/notificationSchemas";
+import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   call,
   freezeEvent,
-  ManualClock,
   makeReport,
   postReport,
   request,
   type TestCoordinator,
   testCoordinator,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { useSinkReceiver } from "@quiesce/testkit/notifications";
+import { describe, expect, it } from "vitest";
 
 /**
  * Notifications end to end against Azurite and a loopback receiver: one message per event
- * transition and sink however many instances race, retries through a flaky sink, drops past
- * the deadline, and coverage alerts.
+ * transition and sink however many instances race, retries through a flaky sink, and drops past
+ * the deadline.
  */
 
 const azurite = useAzurite();
 const SECRET = "s".repeat(40);
+const sinks = useSinkReceiver(SECRET);
+
 const EVENT_KINDS = [
   "observed",
   "approved",
@@ -39,49 +38,11 @@ const EVENT_KINDS = [
   "expiredAtNotBefore",
 ];
 
-let receiver: WebhookReceiver;
-let clock: ManualClock;
-/** Per sink: answer with this status for the next N requests, then accept. */
-const failNext: Record<string, { n: number; status: number }> = {};
-const attemptsBySink: Record<string, number> = {};
-
-beforeAll(async () => {
-  clock = new ManualClock();
-  receiver = await startWebhookReceiver({
-    secret: SECRET,
-    now: () => clock.now(),
-    respond: (m: ReceivedMessage) => {
-      attemptsBySink[m.sink] = (attemptsBySink[m.sink] ?? 0) + 1;
-      const f = failNext[m.sink];
-      if (f && f.n > 0) {
-        f.n--;
-        return f.status;
-      }
-      return m.sink === "slack" ? 200 : 202;
-    },
-  });
-});
-afterAll(() => receiver.stop());
-
-const sinkSettings = (policy: unknown, extra: Record<string, string> = {}) => ({
-  QUIESCE_TEAMS_WEBHOOK_URL: receiver.url("teams"),
-  QUIESCE_SLACK_WEBHOOK_URL: receiver.url("slack"),
-  QUIESCE_WEBHOOK_URL: receiver.url("webhook"),
-  QUIESCE_WEBHOOK_SECRET: SECRET,
-  QUIESCE_POLICY: JSON.stringify(policy),
-  ...extra,
-});
-
 const settle = (cs: TestCoordinator[]) => Promise.all(cs.map((c) => c.deps.notifier.settled()));
 const sweepAll = async (cs: TestCoordinator[]) => {
   await Promise.all(cs.map((c) => c.handlers.sweep()));
   await settle(cs);
 };
-const webhookKinds = (from: number) =>
-  receiver.received
-    .slice(from)
-    .filter((m) => m.sink === "webhook")
-    .map((m) => QuiesceWebhookMessage.parse(m.body));
 
 const withHooks = (r: RelayReport, hooks: RelayReport["hooks"]): RelayReport => ({ ...r, hooks });
 
@@ -89,21 +50,21 @@ describe("notifications", () => {
   it("sends each event transition once per sink from three racing instances, through a sink failing three times", async () => {
     const policy = { default: { notify: { on: EVENT_KINDS } } };
     const first = await testCoordinator(azurite().connectionString, {
-      clock,
-      settings: sinkSettings(policy),
+      clock: sinks.clock,
+      settings: sinks.sinkSettings(policy),
     });
     const others = await Promise.all(
       [1, 2].map(() =>
         testCoordinator(azurite().connectionString, {
-          clock,
-          settings: { ...sinkSettings(policy), QUIESCE_TABLE_PREFIX: first.prefix },
+          clock: sinks.clock,
+          settings: { ...sinks.sinkSettings(policy), QUIESCE_TABLE_PREFIX: first.prefix },
         }),
       ),
     );
     const cs = [first, ...others];
-    const from = receiver.received.length;
-    failNext.webhook = { n: 3, status: 503 };
-    const webhookAttemptsBefore = attemptsBySink.webhook ?? 0;
+    const from = sinks.receiver.received.length;
+    sinks.failNext.webhook = { n: 3, status: 503 };
+    const webhookAttemptsBefore = sinks.attemptsBySink.webhook ?? 0;
 
     const vms = ["web-0", "web-1", "web-2"];
     const ev: ScheduledEvent = freezeEvent(vms);
@@ -122,7 +83,7 @@ describe("notifications", () => {
         approver = vm;
     }
     expect(approver).toBeDefined();
-    const at = new Date(clock.now()).toISOString();
+    const at = new Date(sinks.clock.now()).toISOString();
     await everywhere(
       makeReport(approver as string, {
         events: [ev],
@@ -151,19 +112,19 @@ describe("notifications", () => {
     await settle(cs);
     // The flaky webhook is retried by the sweeps (backoff with jitter) until it takes them all.
     for (let round = 0; round < 8; round++) {
-      clock.advance(30_000);
+      sinks.clock.advance(30_000);
       await sweepAll(cs);
     }
 
     const kinds = ["observed", "approved", "started", "completed"];
-    const hooks = webhookKinds(from);
+    const hooks = sinks.webhookMessages(from);
     expect(hooks.map((h) => h.kind).sort()).toEqual([...kinds].sort());
     expect(hooks.every((h) => h.eventId === ev.EventId)).toBe(true);
     for (const sink of ["teams", "slack"])
-      expect(receiver.received.slice(from).filter((m) => m.sink === sink)).toHaveLength(
+      expect(sinks.receiver.received.slice(from).filter((m) => m.sink === sink)).toHaveLength(
         kinds.length,
       );
-    expect((attemptsBySink.webhook ?? 0) - webhookAttemptsBefore).toBe(kinds.length + 3);
+    expect((sinks.attemptsBySink.webhook ?? 0) - webhookAttemptsBefore).toBe(kinds.length + 3);
 
     const alerts = await call(
       first.handlers.alerts,
@@ -174,7 +135,7 @@ describe("notifications", () => {
   });
 
   it("drops a message its sink keeps refusing after the deadline, counts it, and shows it in GET /api/alerts, while reports are answered as usual", async () => {
-    const metrics = testMetrics();
+    const metrics = localMetrics();
     const prefix = `t${Math.random().toString(36).slice(2, 10)}`;
     const operatorKey = "o".repeat(32);
     const relayKey = "r".repeat(32);
@@ -185,15 +146,15 @@ describe("notifications", () => {
         QUIESCE_AUTH_MODE: "sharedKey",
         QUIESCE_RELAY_KEY: relayKey,
         QUIESCE_OPERATOR_KEY: operatorKey,
-        QUIESCE_SLACK_WEBHOOK_URL: receiver.url("slack"),
+        QUIESCE_SLACK_WEBHOOK_URL: sinks.receiver.url("slack"),
         QUIESCE_NOTIFY_DEADLINE_MINUTES: "2",
         QUIESCE_POLICY: JSON.stringify({
           default: { notify: { on: ["observed"], sinks: ["slack"] } },
         }),
       }),
-      { clock, meter: metrics.meter },
+      { clock: sinks.clock, meter: metrics.meter },
     );
-    failNext.slack = { n: 1000, status: 500 };
+    sinks.failNext.slack = { n: 1000, status: 500 };
     const ev = freezeEvent(["db-0"]);
     const answered = await call(
       c.handlers.report,
@@ -205,10 +166,10 @@ describe("notifications", () => {
     expect(answered.status).toBe(200);
     await c.deps.notifier.settled();
     for (let round = 0; round < 8; round++) {
-      clock.advance(30_000);
+      sinks.clock.advance(30_000);
       await c.handlers.sweep();
     }
-    failNext.slack = { n: 0, status: 500 };
+    sinks.failNext.slack = { n: 0, status: 500 };
 
     const alerts = await call(c.handlers.alerts, request("GET", "alerts", { key: operatorKey }));
     expect(alerts.body.notifications.dropped).toBe(1);
@@ -219,7 +180,7 @@ describe("notifications", () => {
       eventId: ev.EventId,
       lastError: expect.stringContaining("HTTP 500"),
     });
-    expect(JSON.stringify(alerts.body)).not.toContain(receiver.url("slack"));
+    expect(JSON.stringify(alerts.body)).not.toContain(sinks.receiver.url("slack"));
     const points = await metrics.points();
     expect(
       pointsNamed(points, "quiesce.notifications", { outcome: "dropped", sink: "slack" })[0]?.value,
@@ -228,83 +189,5 @@ describe("notifications", () => {
       pointsNamed(points, "quiesce.notifications", { outcome: "retried" })[0]?.value,
     ).toBeGreaterThan(1);
     await metrics.shutdown();
-  });
-
-  it("alerts once on a relay that went silent, on a placement group left with no live relay, on a VM that never registered and on a relay whose IMDS reads fail", async () => {
-    const from = receiver.received.length;
-    const c = await testCoordinator(azurite().connectionString, {
-      clock,
-      settings: sinkSettings({ default: { notify: { sinks: ["webhook"] } } }),
-    });
-    const inGroup = (vm: string, pg: string, extra: Partial<RelayReport> = {}): RelayReport => {
-      const r = makeReport(vm, { cluster: "cov" });
-      return { ...r, vm: { ...r.vm, placementGroupId: pg }, ...extra };
-    };
-    for (const [vm, pg] of [
-      ["cov-0", "pg-a"],
-      ["cov-1", "pg-a"],
-      ["cov-2", "pg-b"],
-      ["cov-3", "pg-b"],
-    ] as const)
-      await postReport(c, inGroup(vm, pg));
-    // cov-2 and cov-3 (all of pg-b) are killed; cov-0 and cov-1 keep reporting.
-    // Idle relays are live for 32 min (idleLivenessTimeoutSeconds), then alerted on.
-    for (let minute = 0; minute < 33; minute++) {
-      clock.advance(60_000);
-      await postReport(
-        c,
-        inGroup("cov-0", "pg-a", { relay: { version: "1.0.0", bootId: "b", seq: 100 + minute } }),
-      );
-      await postReport(
-        c,
-        inGroup("cov-1", "pg-a", { relay: { version: "1.0.0", bootId: "b", seq: 100 + minute } }),
-      );
-    }
-    const ev = freezeEvent(["cov-0", "cov-9"]);
-    await postReport(c, {
-      ...inGroup("cov-0", "pg-a"),
-      document: { DocumentIncarnation: 2, Events: [ev] },
-    });
-    await postReport(
-      c,
-      inGroup("cov-1", "pg-a", {
-        relay: { version: "1.0.0", bootId: "b", seq: 500 },
-        imds: {
-          failuresInARow: 45,
-          since: new Date(clock.now() - 45_000).toISOString(),
-          lastError: "connect ETIMEDOUT 169.254.169.254:80",
-        },
-      }),
-    );
-    await c.handlers.sweep();
-    await c.handlers.sweep(); // a second round finds everything queued already
-    await c.deps.notifier.settled();
-
-    const got = webhookKinds(from);
-    const byKind = (k: string) => got.filter((m) => m.kind === k);
-    expect(
-      byKind("relaySilent")
-        .map((m) => m.vm)
-        .sort(),
-    ).toEqual(["cov-2", "cov-3"]);
-    expect(byKind("groupUncovered")).toHaveLength(1);
-    expect(byKind("groupUncovered")[0]?.title).toContain("pg-b");
-    expect(byKind("vmNeverRegistered")).toHaveLength(1);
-    expect(byKind("vmNeverRegistered")[0]?.text).toContain("cov-9");
-    expect(byKind("imdsFailing").map((m) => m.vm)).toEqual(["cov-1"]);
-
-    const alerts = await call(c.handlers.alerts, request("GET", "alerts", { key: c.operatorKey }));
-    const cov = alerts.body.clusters.find((x: { cluster: string }) => x.cluster === "cov");
-    expect(cov.silent.map((s: { vm: string }) => s.vm)).toEqual(["cov-2", "cov-3"]);
-    expect(cov.uncoveredGroups).toEqual([{ kind: "placementGroup", id: "pg-b", members: 2 }]);
-    expect(cov.unregistered).toEqual([{ eventId: ev.EventId, vms: ["cov-9"] }]);
-  });
-
-  it("refuses GET /api/alerts without a reader's credentials", async () => {
-    const c = await testCoordinator(azurite().connectionString, { clock });
-    expect((await call(c.handlers.alerts, request("GET", "alerts"))).status).toBe(401);
-    expect(
-      (await call(c.handlers.alerts, request("GET", "alerts", { key: c.relayKey }))).status,
-    ).toBe(403);
   });
 });

@@ -1,6 +1,5 @@
 import type { OpCounts } from "@quiesce/functions";
-import { describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
+import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   call,
   freezeEvent,
@@ -8,7 +7,8 @@ import {
   request,
   type TestCoordinator,
   testCoordinator,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { describe, expect, it } from "vitest";
 
 /**
  * The store's budget of table operations per report, measured through the real handler

@@ -1,12 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
+import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   freezeEvent,
   makeReport,
   postReport,
   type TestCoordinator,
   testCoordinator,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { describe, expect, it } from "vitest";
 
 /**
  * A report reads its own events by point reads, and the cluster's events partition only when it

@@ -1,8 +1,7 @@
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
 import type { RelayReport } from "@quiesce/protocol/relay";
-import { describe, expect, it } from "vitest";
-import { startTestAzurite, useAzurite } from "../support/azurite";
-import { startLocalEntra } from "../support/entra";
+import { startTestAzurite, useAzurite } from "@quiesce/testkit/azurite";
+import { startLocalEntra } from "@quiesce/testkit/entra";
 import {
   call,
   dumpTables,
@@ -13,7 +12,8 @@ import {
   resourceIdOf,
   type TestCoordinator,
   testCoordinator,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { describe, expect, it } from "vitest";
 
 const azurite = useAzurite();
 

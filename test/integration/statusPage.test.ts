@@ -1,8 +1,8 @@
 import { type LocalCoordinator, startLocalCoordinator } from "@quiesce/functions";
+import { useAzurite } from "@quiesce/testkit/azurite";
+import { buildStatusPage } from "@quiesce/testkit/browser";
+import { freezeEvent, makeReport, uniquePrefix } from "@quiesce/testkit/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
-import { buildStatusPage } from "../support/page";
-import { freezeEvent, makeReport, uniquePrefix } from "./harness";
 
 /** The status page's server side over real sockets: static files, sign-in support, conditional GETs. */
 

@@ -8,8 +8,7 @@ import {
   STATUS_LIMITS,
   StatusPage,
 } from "@quiesce/protocol/status";
-import { beforeAll, describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
+import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   call,
   dumpTables,
@@ -19,7 +18,8 @@ import {
   request,
   type TestCoordinator,
   testCoordinator,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { beforeAll, describe, expect, it } from "vitest";
 
 const azurite = useAzurite();
 

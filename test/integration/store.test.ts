@@ -15,9 +15,9 @@ import {
   zeroCounts,
 } from "@quiesce/functions";
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
+import { useAzurite } from "@quiesce/testkit/azurite";
+import { freezeEvent, makeReport, uniquePrefix } from "@quiesce/testkit/harness";
 import { describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
-import { freezeEvent, makeReport, uniquePrefix } from "./harness";
 
 const azurite = useAzurite();
 /** A report's load with all the cluster's events, decided once (no election round). */

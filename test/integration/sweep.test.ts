@@ -1,5 +1,4 @@
-import { describe, expect, it } from "vitest";
-import { useAzurite } from "../support/azurite";
+import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   dumpTables,
   freezeEvent,
@@ -7,7 +6,8 @@ import {
   postReport,
   type TestCoordinator,
   testCoordinator,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { describe, expect, it } from "vitest";
 
 const azurite = useAzurite();
 

@@ -6,9 +6,7 @@ import {
   localMetrics,
   pointsNamed,
 } from "@quiesce/functions";
-import { describe, expect, it } from "vitest";
-import previous from "../../functions/src/store/fixtures/rows-bc3f1b9.json";
-import { useAzurite } from "../support/azurite";
+import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   call,
   freezeEvent,
@@ -18,7 +16,9 @@ import {
   request,
   type TestCoordinator,
   uniquePrefix,
-} from "./harness";
+} from "@quiesce/testkit/harness";
+import { describe, expect, it } from "vitest";
+import previous from "../../functions/src/store/fixtures/rows-bc3f1b9.json";
 
 /**
  * Stored rows are parsed, not trusted (docs/coordinator.md, "Unreadable rows"): a row of any

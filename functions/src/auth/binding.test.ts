@@ -1,5 +1,5 @@
+import { type LocalEntra, startLocalEntra } from "@quiesce/testkit/entra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalEntra, startLocalEntra } from "../../../test/support/entra";
 import { CoordinatorSettings } from "../config";
 import {
   type Authenticator,

@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type LocalEntra, startLocalEntra } from "@quiesce/testkit/entra";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalEntra, startLocalEntra } from "../../../test/support/entra";
 import { CoordinatorSettings } from "../config";
 import { type AuthResult, AuthUnavailableError, createAuthenticator } from "./index";
 

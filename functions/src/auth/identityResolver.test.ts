@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { type LocalEntra, startLocalEntra } from "@quiesce/testkit/entra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalEntra, startLocalEntra } from "../../../test/support/entra";
 import { CoordinatorSettings } from "../config";
 import {
   AuthUnavailableError,

@@ -78,13 +78,3 @@ export function decodeEntity<S extends z.ZodType>(
   const json = entityJson(entity);
   return json.ok ? parseJsonWith(schema, json.value) : json;
 }
-
-/**
- * @deprecated Unchecked, for tools that peek at rows (bench/scale.ts): the coordinator reads
- * every row through its schema (decodeEntity, rows.ts).
- */
-export function fromEntity<T>(entity: Record<string, unknown>): T {
-  const json = entityJson(entity);
-  if (!json.ok) throw new Error(`entity ${String(entity.rowKey)}: ${json.error}`);
-  return JSON.parse(json.value) as T;
-}

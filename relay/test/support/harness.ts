@@ -5,7 +5,7 @@ import { parseRelaySettings } from "../../src/config";
 import { silentLogger } from "../../src/log";
 import { CoordinatorStandIn } from "./coordinatorStandIn";
 import { ImdsStandIn, type StandInEvent } from "./imdsStandIn";
-import { tempDir } from "./wait";
+import { tempDir, waitFor } from "./wait";
 
 export const RELAY_KEY = "test-relay-key-0123456789";
 
@@ -89,6 +89,12 @@ export class Harness {
 
   hooks(): Promise<string[]> {
     return hookLines(this.dir);
+  }
+
+  /** Waits until the relay has polled `n` more times, so "nothing more happened" means something. */
+  async morePolls(n: number): Promise<void> {
+    const target = this.imds.eventRequests().length + n;
+    await waitFor(`${n} more IMDS polls`, () => this.imds.eventRequests().length >= target);
   }
 
   async tearDown(): Promise<void> {

@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { StatusClient } from "@quiesce/cli";
 import {
   type FabricSimulator,
@@ -12,11 +9,14 @@ import {
 } from "@quiesce/fabric-simulator";
 import { type AzuriteHandle, loadOrCreateLocalKeys, startAzurite } from "@quiesce/functions";
 import { parseRelaySettings, type RelayHandle, silentLogger, startRelay } from "@quiesce/relay";
+import { CoordinatorProcess, coordinatorBundle } from "@quiesce/testkit/coordinator";
+import { type ReportProxy, startReportProxy } from "@quiesce/testkit/front";
+import { startLagMonitor } from "@quiesce/testkit/lag";
+import { hookMarkers, type Markers } from "@quiesce/testkit/markers";
+import { waitFor } from "@quiesce/testkit/wait";
 import { build } from "esbuild";
 import { relayBuildOptions } from "../../../relay/scripts/build-options.mjs";
-import { waitFor } from "../../support/wait";
-import { hookMarkers, type Markers } from "./markers";
-import { type ReportProxy, startReportProxy } from "./reportProxy";
+import { RelayProcess, replayReports } from "./chaosProcesses";
 
 /**
  * The whole system as separate processes where a crash matters: Azurite on disk, two coordinator
@@ -27,8 +27,6 @@ import { type ReportProxy, startReportProxy } from "./reportProxy";
  * SIGKILLed and restarted on the same data and port.
  */
 
-const root = resolve(__dirname, "..", "..", "..");
-
 /** What chaos runs under: fast reports while active, the idle interval long enough to notice. */
 export const CHAOS_POLICY = {
   activeReportSeconds: 2,
@@ -38,201 +36,29 @@ export const CHAOS_POLICY = {
   maxEventsInFlight: 1,
 };
 
-/** Bundles the workspace sources for a child process (bare imports stay in node_modules). */
-async function bundleCoordinator(): Promise<string> {
-  const outDir = join(root, "node_modules", ".cache", "quiesce-chaos");
-  mkdirSync(outDir, { recursive: true });
-  const outfile = join(outDir, "coordinator.cjs");
-  await build({
-    entryPoints: [join(__dirname, "coordinatorMain.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    logLevel: "error",
-    plugins: [
-      {
-        name: "workspace-sources",
-        setup(b) {
-          b.onResolve({ filter: /^@quiesce\/[a-z-]+$/ }, (a) => ({
-            path: join(root, a.path.slice("@quiesce/".length), "src", "index.ts"),
-          }));
-          b.onResolve({ filter: /^[^./]/ }, (a) => ({ path: a.path, external: true }));
-        },
-      },
-    ],
-  });
-  return outfile;
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise((r) => child.once("exit", () => r()));
-}
-
-/** A child process that can be SIGKILLed and started again with the same settings. */
-export class Proc {
-  private child: ChildProcess | undefined;
-  output = "";
-  constructor(
-    readonly name: string,
-    private readonly args: string[],
-    private readonly env: () => Record<string, string>,
-  ) {}
-
-  /** Starts it; resolves with its first stdout line when `waitLine`, else at once. */
-  async start(waitLine = false): Promise<string> {
-    const child = spawn(process.execPath, this.args, {
-      env: { PATH: process.env.PATH ?? "", ...this.env() },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    this.child = child;
-    const keep = (b: Buffer) => {
-      this.output = (this.output + b.toString()).slice(-8000);
-    };
-    child.stderr?.on("data", keep);
-    if (!waitLine) {
-      child.stdout?.on("data", keep);
-      return "";
-    }
-    return new Promise((resolveLine, reject) => {
-      let text = "";
-      child.stdout?.on("data", (b: Buffer) => {
-        text += b.toString();
-        const nl = text.indexOf("\n");
-        if (nl >= 0) resolveLine(text.slice(0, nl));
-      });
-      child.once("exit", (code) =>
-        reject(new Error(`${this.name} exited (${code}) before it was ready: ${this.output}`)),
-      );
-    });
-  }
-
-  /** A crash: no handler runs, nothing is flushed. */
-  async kill(): Promise<void> {
-    const c = this.child;
-    if (!c) return;
-    c.kill("SIGKILL");
-    await exited(c);
-  }
-
-  async stop(): Promise<void> {
-    const c = this.child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    c.kill("SIGTERM");
-    const done = await Promise.race([
-      exited(c).then(() => true),
-      new Promise<boolean>((r) => setTimeout(() => r(false), 5000).unref()),
-    ]);
-    if (!done) await this.kill();
-  }
-}
-
-/** One coordinator instance; restarts come back on the same port, where its relays point. */
-export class CoordinatorInstance {
-  port = 0;
-  readonly proc: Proc;
-  constructor(name: string, bundle: string, env: () => Record<string, string>) {
-    this.proc = new Proc(name, ["--enable-source-maps", bundle], () => ({
-      ...env(),
-      CHAOS_PORT: String(this.port),
-    }));
-  }
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    const line = await this.proc.start(true);
-    this.port = Number(new URL((JSON.parse(line) as { url: string }).url).port);
-  }
-}
-
-/**
- * A loopback proxy that forwards every report and then, behind the relay's back, sends the
- * same report again (a duplicate) and the one before it (out of order, older incarnation or
- * hook state): the coordinator must take both without rolling anything back.
- */
-export async function startReplayProxy(target: () => string) {
-  const last = new Map<string, Buffer>();
-  const stats = { replayed: 0, inFlight: 0 };
-  const post = (path: string, headers: Record<string, string>, body: Buffer) => {
-    stats.inFlight++;
-    return fetch(`${target()}${path}`, {
-      method: "POST",
-      headers,
-      body,
-      signal: AbortSignal.timeout(5_000),
-    })
-      .then(
-        (r) => r.arrayBuffer(),
-        () => undefined,
-      )
-      .finally(() => {
-        stats.inFlight--;
-      });
-  };
-  const read = (req: IncomingMessage) =>
-    new Promise<Buffer>((ok, fail) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => ok(Buffer.concat(chunks)));
-      req.on("error", fail);
-    });
-  const server = createServer((req, res) => {
-    void (async () => {
-      const body = await read(req);
-      const headers: Record<string, string> = {};
-      for (const name of ["authorization", "content-type"]) {
-        const v = req.headers[name];
-        if (typeof v === "string") headers[name] = v;
-      }
-      const path = req.url ?? "/";
-      const answer = await fetch(`${target()}${path}`, {
-        method: req.method ?? "POST",
-        headers,
-        ...(body.length > 0 ? { body } : {}),
-        signal: AbortSignal.timeout(10_000),
-      }).catch(() => undefined);
-      if (!answer) return req.socket.destroy();
-      const text = await answer.text();
-      res.writeHead(answer.status, { "content-type": "application/json" }).end(text);
-      if (path !== "/api/relay/report" || answer.status !== 200) return;
-      const vm = String((JSON.parse(body.toString()) as { vm?: { name?: string } }).vm?.name);
-      const before = last.get(vm);
-      last.set(vm, body);
-      await post(path, headers, body);
-      if (before) await post(path, headers, before);
-      stats.replayed += before ? 2 : 1;
-    })().catch(() => req.socket.destroy());
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stats,
-    stop: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
 export interface ChaosCluster {
   readonly cluster: string;
   readonly fabric: FabricSimulator;
   readonly markers: Markers;
-  readonly coordinators: [CoordinatorInstance, CoordinatorInstance];
+  readonly coordinators: [CoordinatorProcess, CoordinatorProcess];
   /** The relay that runs as its own process (SIGKILL-able), reporting through `relayProxy`. */
-  readonly relayProcess: Proc;
+  readonly relayProcess: RelayProcess;
   /** Between the relay process and coordinator B: lets a test see and drop its answers. */
   readonly relayProxy: ReportProxy;
   readonly replayed: () => number;
   /** Reports the replaying proxy has sent to coordinator A and not yet had answered. */
   readonly reportsInFlight: () => number;
   readonly operatorKey: string;
+  /**
+   * How long this process and the busier coordinator were kept from running within [from, to]
+   * (Date.now() ms): what a wall-time bound over that interval adds (@quiesce/testkit/lag).
+   */
+  schedulingDelay(fromMs: number, toMs: number): Promise<{ ms: number; detail: string }>;
   status(): StatusClient;
+  /** Waits until the coordinator shows the event in one of `phases`. */
+  waitForPhase(eventId: string, phases: string[], timeoutMs?: number): Promise<true>;
+  /** When both coordinator instances serve the status API again (storage included). */
+  answeringAgain(): Promise<number>;
   killAzurite(): Promise<void>;
   startAzurite(): Promise<void>;
   stop(): Promise<void>;
@@ -241,13 +67,15 @@ export interface ChaosCluster {
 /**
  * web-0: in process, coordinator A, clock +30 s; web-1: in process, coordinator B, clock -30 s;
  * web-2: in process, coordinator A through the replaying proxy; web-3: its own process,
- * coordinator B through a proxy that can drop an answer. Both coordinator instances sweep every 500 ms, so they race on every write.
+ * coordinator B through a proxy that can drop an answer.
  */
 export async function startChaosCluster(topology: TopologyInput): Promise<ChaosCluster> {
   const cluster = "chaos";
   const work = mkdtempSync(join(tmpdir(), "quiesce-chaos-"));
   const markers = hookMarkers();
+  const lag = startLagMonitor();
   const cleanups: Array<() => Promise<void> | void> = [
+    () => lag.stop(),
     () => markers.remove(),
     () => rmSync(work, { recursive: true, force: true }),
   ];
@@ -259,8 +87,8 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
   };
   try {
     const relayBundle = join(work, "quiesce-relay.js");
-    const [coordinatorBundle] = await Promise.all([
-      bundleCoordinator(),
+    const [bundle] = await Promise.all([
+      coordinatorBundle(),
       build({ ...relayBuildOptions({ outfile: relayBundle }), logLevel: "error" }),
     ]);
     const location = join(work, "azurite");
@@ -269,22 +97,30 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
     cleanups.push(() => azurite.stop());
     const keysDir = join(work, "keys");
     const keys = loadOrCreateLocalKeys(keysDir);
-    const coordinatorEnv = () => ({
-      CHAOS_CONNECTION_STRING: azurite.connectionString,
-      CHAOS_KEYS_DIR: keysDir,
-      QUIESCE_POLICY: JSON.stringify({ default: CHAOS_POLICY }),
-    });
-    const a = new CoordinatorInstance("coordinator A", coordinatorBundle, coordinatorEnv);
-    const b = new CoordinatorInstance("coordinator B", coordinatorBundle, coordinatorEnv);
+    // Both sweep every 500 ms, so they race on every write; Azurite comes back on its port.
+    const instance = (name: string) =>
+      new CoordinatorProcess({
+        bundle,
+        name,
+        connectionString: azurite.connectionString,
+        keysDir,
+        settings: { QUIESCE_POLICY: JSON.stringify({ default: CHAOS_POLICY }) },
+        sweepIntervalMs: 500,
+        measureLag: true,
+      });
+    const a = instance("coordinator A");
+    const b = instance("coordinator B");
     await Promise.all([a.start(), b.start()]);
     cleanups.push(
-      () => a.proc.stop(),
-      () => b.proc.stop(),
+      () => a.stop(),
+      () => b.stop(),
     );
 
     const fabric = await startFabricSimulator({ topology, timeScale: 1 });
     cleanups.push(() => fabric.stop());
-    const proxy = await startReplayProxy(() => a.url);
+    const proxy = await startReportProxy();
+    proxy.target = a.url;
+    const replays = replayReports(proxy);
     cleanups.push(() => proxy.stop());
 
     const relaySettings = (vm: string, coordinatorUrl: string) => ({
@@ -318,10 +154,8 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
     const relayProxy = await startReportProxy();
     relayProxy.target = b.url;
     cleanups.push(() => relayProxy.stop());
-    const relayProcess = new Proc("relay web-3", [relayBundle], () =>
-      relaySettings("web-3", relayProxy.url),
-    );
-    await relayProcess.start();
+    const relayProcess = new RelayProcess(relayBundle, relaySettings("web-3", relayProxy.url));
+    relayProcess.start();
     cleanups.push(() => relayProcess.stop());
 
     const status = () => new StatusClient(a.url, keys.operatorKey);
@@ -338,10 +172,48 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
       coordinators: [a, b],
       relayProcess,
       relayProxy,
-      replayed: () => proxy.stats.replayed,
-      reportsInFlight: () => proxy.stats.inFlight,
+      replayed: () => replays.replayed,
+      reportsInFlight: () => replays.inFlight,
       operatorKey: keys.operatorKey,
+      async schedulingDelay(fromMs, toMs) {
+        const own = lag.between(fromMs, toMs);
+        const [la, lb] = await Promise.all([a.lag(fromMs, toMs), b.lag(fromMs, toMs)]);
+        return {
+          ms: own + Math.max(la, lb),
+          detail: `this process ${own} ms, coordinators A ${la} ms and B ${lb} ms`,
+        };
+      },
       status,
+      waitForPhase: (eventId, phases, timeoutMs = 30_000) =>
+        waitFor(
+          `${eventId} in ${phases.join("/")}`,
+          async () => {
+            const d = await status()
+              .event(eventId, cluster)
+              .catch(() => null);
+            return phases.includes(d?.phase ?? "");
+          },
+          timeoutMs,
+          50,
+        ),
+      async answeringAgain() {
+        const at = await Promise.all(
+          [a, b].map((c) =>
+            waitFor(
+              `${c.name} answering`,
+              async () => {
+                const r = await fetch(`${c.url}/api/status`, {
+                  headers: { authorization: `Bearer ${keys.operatorKey}` },
+                }).catch(() => undefined);
+                return r && r.status !== 503 && r.status < 500 ? Date.now() : undefined;
+              },
+              30_000,
+              25,
+            ),
+          ),
+        );
+        return Math.max(...at);
+      },
       killAzurite: () => azurite.kill(),
       async startAzurite() {
         azurite = await startAzurite({ location, port: azuritePort });

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -27,4 +28,13 @@ export function ensureChromium(): { ok: true; path: string } | { ok: false; reas
     ok: false,
     reason: `apt-get install chromium failed (exit ${install.status ?? install.signal}); no network?`,
   };
+}
+
+/** Builds the status page into functions/dist/page, where the coordinator serves it from (~0.3 s). */
+export async function buildStatusPage(): Promise<string> {
+  const root = resolve(__dirname, "..", "..", "..");
+  const { buildPage } = (await import(join(root, "functions", "scripts", "build-page.mjs"))) as {
+    buildPage(outDir: string): Promise<string>;
+  };
+  return buildPage(join(root, "functions", "dist", "page"));
 }

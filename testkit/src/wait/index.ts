@@ -1,3 +1,5 @@
+import { delay } from "@quiesce/protocol";
+
 /**
  * The one way tests wait: poll `probe` until it returns a value (not null, undefined or false)
  * or the deadline passes; the failure says what never happened, with the probe's last error.
@@ -21,6 +23,6 @@ export async function waitFor<T>(
       throw new Error(
         `timed out after ${timeoutMs} ms waiting for: ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`,
       );
-    await new Promise((r) => setTimeout(r, everyMs));
+    await delay(everyMs);
   }
 }

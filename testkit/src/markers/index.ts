@@ -7,7 +7,9 @@ import { join } from "node:path";
  * WHEN (wall-clock ms, the same clock as the simulator's `realMs`) and WHERE (which VM, which
  * event) each hook ran. One file per hook, VM and event: `<hook>.<vm>.<EventId>`, with a
  * `start <ms>` and an `end <ms>` line per run. How long a hook sleeps is read at run time from
- * `sleep.<hook>.<vm>` (0.2 s when absent), so a test can make one VM the slow drainer.
+ * `sleep.<hook>.<vm>` (0.2 s when absent), so a test can make one VM the slow drainer; and a
+ * hook then waits as long as `hold.<hook>.<vm>` exists, so a test can keep a drain running until
+ * it has seen what must happen meanwhile, however slow the machine.
  */
 
 export interface HookRun {
@@ -20,6 +22,9 @@ export interface Markers {
   /** QUIESCE_DRAIN_COMMAND / QUIESCE_RECOVER_COMMAND for every relay. */
   readonly command: string;
   setHookSeconds(hook: "drain" | "recover", vm: string, seconds: number): void;
+  /** The VM's next runs of `hook` do not end until release(). */
+  hold(hook: "drain" | "recover", vm: string): void;
+  release(hook: "drain" | "recover", vm: string): void;
   runs(hook: "drain" | "recover", vm: string, eventId: string): HookRun[];
   /** Every VM that ran `hook` for the event. */
   vmsThatRan(hook: "drain" | "recover", eventId: string): string[];
@@ -35,6 +40,7 @@ export function hookMarkers(): Markers {
     'echo "start $(date +%s%3N)" >> "$f"',
     's=$(cat "$d/sleep.$QUIESCE_HOOK.$QUIESCE_VM_NAME" 2>/dev/null || echo 0.2)',
     'sleep "$s"',
+    'while [ -e "$d/hold.$QUIESCE_HOOK.$QUIESCE_VM_NAME" ]; do sleep 0.05; done',
     'echo "end $(date +%s%3N)" >> "$f"',
   ].join("; ");
   const runs = (hook: string, vm: string, eventId: string): HookRun[] => {
@@ -60,6 +66,12 @@ export function hookMarkers(): Markers {
     command,
     setHookSeconds(hook, vm, seconds) {
       writeFileSync(join(dir, `sleep.${hook}.${vm}`), String(seconds));
+    },
+    hold(hook, vm) {
+      writeFileSync(join(dir, `hold.${hook}.${vm}`), "");
+    },
+    release(hook, vm) {
+      rmSync(join(dir, `hold.${hook}.${vm}`), { force: true });
     },
     runs,
     vmsThatRan(hook, eventId) {

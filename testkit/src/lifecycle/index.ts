@@ -1,63 +1,12 @@
-import type { LocalCluster } from "@quiesce/demo";
-import type { FabricSimulator, Instant, SimEvent } from "@quiesce/fabric-simulator";
+import type { FabricSimulator, Instant } from "@quiesce/fabric-simulator";
 import { expect } from "vitest";
-import { waitFor } from "../../support/wait";
-import { lastEnd, type Markers } from "./markers";
+import { groupVms, type StartRequestSeen, simEvent, startRequestsFor } from "../cluster";
+import { lastEnd, type Markers } from "../markers";
 
 /**
  * What every lifecycle path must show, read from the fabric simulator's timeline (what Azure
  * saw) and the hook marker files (what the VMs did), never from the coordinator's own account.
  */
-
-type EventDetail = Awaited<ReturnType<LocalCluster["status"]["event"]>>;
-
-const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-
-export interface StartRequestSeen {
-  vm: string;
-  at: Instant;
-}
-
-/** Every accepted StartRequests POST that named the event, in arrival order. */
-export function startRequestsFor(fabric: FabricSimulator, eventId: string): StartRequestSeen[] {
-  return fabric
-    .timeline()
-    .entries.flatMap((e) =>
-      e.kind === "startRequests" && e.eventIds.some((id) => sameId(id, eventId))
-        ? [{ vm: e.vm, at: e.at }]
-        : [],
-    );
-}
-
-export function simEvent(fabric: FabricSimulator, eventId: string): SimEvent {
-  const ev = fabric.event(eventId);
-  if (!ev) throw new Error(`the fabric has no event ${eventId}`);
-  return ev;
-}
-
-export function groupVms(fabric: FabricSimulator, eventId: string): readonly string[] {
-  const group = fabric.state().groups[simEvent(fabric, eventId).group];
-  if (!group) throw new Error(`no group for ${eventId}`);
-  return group.vms;
-}
-
-/** Waits until the coordinator shows the event in one of `phases`; returns its detail. */
-export function waitForPhase(
-  c: LocalCluster,
-  eventId: string,
-  phases: string[],
-  timeoutMs: number,
-): Promise<EventDetail> {
-  return waitFor(
-    `${eventId} in ${phases.join("/")}`,
-    async () => {
-      const d = await c.status.event(eventId, c.cluster).catch(() => null);
-      return d && phases.includes(d.phase) ? d : null;
-    },
-    timeoutMs,
-    100,
-  );
-}
 
 /** Exactly one VM of the event's group sent StartRequests for it, and it started the event. */
 export function expectOneApprover(fabric: FabricSimulator, eventId: string): string {

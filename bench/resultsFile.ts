@@ -1,0 +1,36 @@
+import { existsSync, readFileSync } from "node:fs";
+import { parseJsonWith } from "@quiesce/protocol";
+import { z } from "zod";
+import type { BenchResults } from "./main";
+
+/**
+ * The results files an earlier run wrote (latest.json, relay-idle.json, status-scale.json),
+ * parsed: the top level field by field, each figure's section as the object that run wrote.
+ */
+
+const section = <T>() =>
+  z.custom<T>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "an object");
+
+export const LatestResults = z.object({
+  date: z.string(),
+  machine: z.object({ cpu: z.string(), cores: z.number(), node: z.string(), platform: z.string() }),
+  durationSeconds: z.number(),
+  events: section<BenchResults["events"]>(),
+  throughput: section<BenchResults["throughput"]>(),
+  convergence: section<NonNullable<BenchResults["convergence"]>>().optional(),
+  cost: section<NonNullable<BenchResults["cost"]>>().optional(),
+  partitions: section<NonNullable<BenchResults["partitions"]>>().optional(),
+  scale: section<NonNullable<BenchResults["scale"]>>().optional(),
+  relayIdle: z.unknown(),
+  statusScale: section<NonNullable<BenchResults["statusScale"]>>().nullable(),
+});
+
+export const StatusScaleFile = section<NonNullable<BenchResults["statusScale"]>>();
+
+/** The file through `schema`, or null when it does not exist; a file that does not parse throws. */
+export function readResults<S extends z.ZodType>(file: string, schema: S): z.output<S> | null {
+  if (!existsSync(file)) return null;
+  const r = parseJsonWith(schema, readFileSync(file, "utf8"));
+  if (!r.ok) throw new Error(`${file}: ${r.error}`);
+  return r.value;
+}

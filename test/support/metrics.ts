@@ -1,5 +1,0 @@
-export {
-  localMetrics as testMetrics,
-  type Point,
-  pointsNamed,
-} from "@quiesce/functions";

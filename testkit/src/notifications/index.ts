@@ -1,0 +1,3 @@
+// What the notification tests share: the receiving services' schemas and a receiver for them.
+export * from "./receiver";
+export * from "./schemas";
