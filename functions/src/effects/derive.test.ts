@@ -145,6 +145,24 @@ describe("decision effects", () => {
     expect(repeat.notifications).toEqual([]);
   });
 
+  it("a report retried after its first attempt wrote the new event still makes 'observed' due, and counts once", () => {
+    const p = policy();
+    const w = walk(p);
+    const r = report("vm0", 1, [scheduled("E1", ["vm0"])]);
+    const first = emptyClusterState("web");
+    // Attempt 1 wrote E1 and lost a later write; attempt 2 reads E1 back and changes nothing.
+    const halfWritten = w.send(r).state;
+    const retried = applyReport(halfWritten, r, w.now(), p);
+    const round = { ...reportRound(r), firstBefore: first };
+    const e = decisionEffects(halfWritten, retried, round, w.now(), p);
+    expect(e.notifications.map((n) => n.kind)).toEqual(["observed"]);
+    expect(e.facts).toEqual(decisionFacts(halfWritten, retried));
+    // From the landing attempt's read alone, the news was lost with the attempt that made it.
+    expect(decisionEffects(halfWritten, retried, reportRound(r), w.now(), p).notifications).toEqual(
+      [],
+    );
+  });
+
   it("an idle heartbeat (nothing changed, IMDS healthy) derives its outcome alone", () => {
     const p = policy();
     const w = walk(p);

@@ -36,8 +36,18 @@ export interface Effects {
 
 /** Which round decided: each reads a different part of the state, so each may derive more or less. */
 export type Round =
-  /** One relay's report: its own events, so only what this decision newly made due. */
-  | { kind: "report"; report: RelayReport; attempts: number; conflicts: number }
+  /**
+   * One relay's report: its own events, so only what this decision newly made due. When it took
+   * several attempts, `firstBefore` is what the first one read: notifications are due from there,
+   * since an attempt that failed half-way may have written what the next one reads as old news.
+   */
+  | {
+      kind: "report";
+      report: RelayReport;
+      attempts: number;
+      conflicts: number;
+      firstBefore?: ClusterState;
+    }
   /** An operator's hold, release or force-approve of one event: like a report, what it changed. */
   | { kind: "operator" }
   /**
@@ -62,9 +72,12 @@ export function decisionEffects(
     case "report": {
       const { report, attempts, conflicts } = round;
       effects.report = { outcome: decision.applied ? "applied" : "stale", attempts, conflicts };
-      if (after === before && !report.imds) return effects;
+      const since = round.firstBefore ?? before;
+      if (after === before && after === since && !report.imds) return effects;
+      // Metrics count what the attempt that landed changed, once; notifications may be queued
+      // twice (the outbox dedupes by key), so they are due from the first attempt's read.
       effects.facts = decisionFacts(before, decision);
-      effects.notifications = newlyDue(before, after, now, policy);
+      effects.notifications = newlyDue(since, after, now, policy);
       const imds = imdsNotification(after.cluster, report.vm.name, report.imds, policy);
       if (imds) effects.notifications.push(imds);
       return effects;

@@ -1,5 +1,6 @@
 import {
   applyReport,
+  type ClusterState,
   type Decision,
   memberKey,
   needsClusterEvents,
@@ -49,6 +50,11 @@ export async function processReport(
   const reporter = memberKey(report.vm.name);
   const settleMs = deps.settings.QUIESCE_STORAGE_SETTLE_SECONDS * 1000;
   let attempts = 0;
+  // What the first attempt decided from. An attempt that lost a race after some of its writes
+  // landed (the new event's row, say) leaves them for the next attempt to read back as if they
+  // had always been there: notifications are derived from this first read, so what that attempt
+  // made due is not lost with it (the outbox sends each key once, whoever queues it).
+  let firstBefore: ClusterState | undefined;
   const { value, ops } = await counted(() =>
     withConflictRetry(async () => {
       attempts++;
@@ -56,6 +62,7 @@ export async function processReport(
       const now = deps.clock.now();
       const decided = decide(own, report, now, policy);
       const { loaded, decision } = await electApprover(deps.store, decided, report, now, policy);
+      firstBefore ??= loaded.state;
       await commitDecision(deps.store, loaded, decision, { reporter });
       // From what storage held before this report: an answer alone proves no durability.
       const hooksStored = storedHooks(loaded.state, report, reporter, now, settleMs);
@@ -66,7 +73,13 @@ export async function processReport(
     deps.telemetry.report(report.cluster, "unavailable", attempts);
     throw e;
   });
-  const round = { kind: "report", report, attempts, conflicts: ops.conflicts } as const;
+  const round = {
+    kind: "report",
+    report,
+    attempts,
+    conflicts: ops.conflicts,
+    ...(attempts > 1 && firstBefore ? { firstBefore } : {}),
+  } as const;
   runEffects(
     { telemetry: deps.telemetry, notify: (ns, p) => deps.notifier.afterCommit(ns, p) },
     decisionEffects(value.before, value.decision, round, deps.clock.now(), policy),
