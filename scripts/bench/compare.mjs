@@ -96,13 +96,18 @@ function json(dir, file) {
   return JSON.parse(readFileSync(join(dir, "bench", "results", file), "utf8"));
 }
 
-// This checkout's published results are put back at the end.
-const keep = ["latest.json", "latest.md", "telemetry-overhead.json"];
+// This checkout's published results (and the cost table a full run writes into docs/deploy.md)
+// are put back at the end.
+const keep = [
+  "bench/results/latest.json",
+  "bench/results/latest.md",
+  "bench/results/telemetry-overhead.json",
+  "docs/deploy.md",
+];
 const saved = join(head, "node_modules", ".cache", "quiesce-bench-compare");
 mkdirSync(saved, { recursive: true });
-for (const f of keep)
-  if (existsSync(join(head, "bench", "results", f)))
-    copyFileSync(join(head, "bench", "results", f), join(saved, f));
+const savedAs = (f) => join(saved, f.replaceAll("/", "__"));
+for (const f of keep) if (existsSync(join(head, f))) copyFileSync(join(head, f), savedAs(f));
 
 const rows = [];
 for (let round = 0; round < rounds; round++) {
@@ -131,8 +136,7 @@ for (let round = 0; round < rounds; round++) {
     }
   }
 }
-for (const f of keep)
-  if (existsSync(join(saved, f))) copyFileSync(join(saved, f), join(head, "bench", "results", f));
+for (const f of keep) if (existsSync(savedAs(f))) copyFileSync(savedAs(f), join(head, f));
 
 const out = { date: new Date().toISOString(), base, rows };
 const file = join(head, "bench", "results", "compare.json");
