@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Harness, RELAY_KEY, scheduled, started } from "./support/harness";
+import { describe, expect, it } from "vitest";
+import { type Harness, RELAY_KEY, scheduled, started, useHarness } from "./support/harness";
 import { waitFor } from "./support/wait";
 
 /**
@@ -8,11 +8,8 @@ import { waitFor } from "./support/wait";
  */
 describe("relay against IMDS and coordinator stand-ins", () => {
   let h: Harness;
-  beforeEach(async () => {
-    h = await new Harness().setUp();
-  });
-  afterEach(async () => {
-    await h.tearDown();
+  useHarness((x) => {
+    h = x;
   });
 
   it("approves only the directed events still Scheduled, echoing their ids exactly, and reports the answer", async () => {

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Harness, scheduled } from "./support/harness";
+import { describe, expect, it } from "vitest";
+import { type Harness, scheduled, useHarness } from "./support/harness";
 import { waitFor } from "./support/wait";
 
 /**
@@ -8,11 +8,8 @@ import { waitFor } from "./support/wait";
  */
 describe("relay operability", () => {
   let h: Harness;
-  beforeEach(async () => {
-    h = await new Harness().setUp();
-  });
-  afterEach(async () => {
-    await h.tearDown();
+  useHarness((x) => {
+    h = x;
   });
 
   it("reports IMDS reads failing in a row, and reports healthy again once IMDS answers", async () => {

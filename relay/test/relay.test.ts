@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RelayState } from "../src/decisions/state";
-import { Harness, scheduled, started } from "./support/harness";
+import { type Harness, scheduled, started, useHarness } from "./support/harness";
 import { waitFor } from "./support/wait";
 
 /**
@@ -10,11 +10,8 @@ import { waitFor } from "./support/wait";
  */
 describe("relay against IMDS and coordinator stand-ins", () => {
   let h: Harness;
-  beforeEach(async () => {
-    h = await new Harness().setUp();
-  });
-  afterEach(async () => {
-    await h.tearDown();
+  useHarness((x) => {
+    h = x;
   });
 
   it("drains once per event and only for events that name this VM", async () => {

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { type RelayHandle, type RelayOptions, startRelay } from "../../src";
 import { parseRelaySettings } from "../../src/config";
 import { silentLogger } from "../../src/log";
@@ -103,4 +104,16 @@ export class Harness {
     await this.coordinator.stop();
     await this.removeDir();
   }
+}
+
+/** A fresh Harness for each test of the calling suite, handed to `use`, torn down after it. */
+export function useHarness(use: (h: Harness) => void): void {
+  let h: Harness | undefined;
+  beforeEach(async () => {
+    h = await new Harness().setUp();
+    use(h);
+  });
+  afterEach(async () => {
+    await h?.tearDown();
+  });
 }
