@@ -83,6 +83,14 @@ const common = {
    * the local host defaults it to 6 for Azurite, which saves to disk every 5 s.
    */
   QUIESCE_STORAGE_SETTLE_SECONDS: z.coerce.number().min(0).max(300).default(0),
+  /**
+   * Let the coordinator act through Azure Resource Manager with its managed identity: approve
+   * events no relay can, take VMs out of load balancers, evaluate alert-rule gates (docs/control-plane.md).
+   * Off unless set: it needs the role infra/ grants on the resource groups the operator names.
+   */
+  QUIESCE_CONTROL_PLANE: BooleanText.default(false),
+  /** Azure Resource Manager endpoint (sovereign clouds: e.g. https://management.usgovcloudapi.net). */
+  QUIESCE_ARM_ENDPOINT: z.url().default("https://management.azure.com"),
   /** Log every report at debug level. */
   QUIESCE_DEBUG: BooleanText.default(false),
 };
