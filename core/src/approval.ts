@@ -4,6 +4,7 @@ import type { Policy } from "@quiesce/protocol/policy";
 import type { Phase } from "@quiesce/protocol/status";
 import { DELETES_VMS } from "./eventTypes";
 import { isLiveForEvent } from "./liveness";
+import { loadBalancerBlocker } from "./loadBalancer";
 import {
   type ApprovalRule,
   type ClusterState,
@@ -75,7 +76,9 @@ export function decideApproval(
         detail: `its member row cannot be read (${unreadable}); its relay's next report rewrites it`,
       });
     } else if (drain?.status === "succeeded") {
-      drained.push(vm);
+      const lb = loadBalancerBlocker(row, vm, now, policy);
+      if (lb) blockers.push(lb);
+      else drained.push(vm);
     } else if (dispute) {
       blockers.push({
         vm,
@@ -83,7 +86,9 @@ export function decideApproval(
         detail: `${dispute.namedBy}'s document of incarnation ${dispute.incarnation} names it in Resources, its own relay's does not; waiting for a newer document, its drain, or an operator`,
       });
     } else if (drain?.status === "failed") {
-      if (policy.onDrainFailure === "proceed") drained.push(vm);
+      const lb = loadBalancerBlocker(row, vm, now, policy);
+      if (policy.onDrainFailure === "proceed" && lb) blockers.push(lb);
+      else if (policy.onDrainFailure === "proceed") drained.push(vm);
       else
         blockers.push({
           vm,

@@ -21,6 +21,7 @@ export function directivesFor(
     const seen = docEvents.get(e.key);
     if (
       e.lease?.holder === mk &&
+      e.lease.via === undefined && // the control plane's lease is never a relay's
       now < e.lease.expiresAt &&
       e.approvedAt === null &&
       e.phase === "Approving" &&

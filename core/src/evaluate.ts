@@ -1,13 +1,17 @@
 import { dict, withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { Phase } from "@quiesce/protocol/status";
-import { activeOverride, decideApproval, eventsInFlight, unreadableInFlight } from "./approval";
+import { activeOverride, decideApproval } from "./approval";
 import { budgetOrder } from "./budgetOrder";
+import { controlPlaneLease, controlPlaneLeaseExpired, controlPlaneWanted } from "./controlPlane";
+import { electable, tryElect } from "./elect";
 import { DELETES_VMS } from "./eventTypes";
+import { checkGates, type EvaluationInputs } from "./gates";
 import { isLive } from "./liveness";
 import {
   type ClusterState,
   type EventRecord,
+  type FailingGate,
   memberKey,
   type Readiness,
   type Transition,
@@ -38,6 +42,7 @@ export function evaluateEvent(
   now: number,
   policy: Policy,
   candidate: Candidate | null,
+  inputs: EvaluationInputs = {},
 ): Evaluation {
   if (ENDED.has(original.phase)) return { event: original, transitions: [] };
   const transitions: Transition[] = [];
@@ -67,7 +72,10 @@ export function evaluateEvent(
   // A lease that ran out without a confirmed approval: that approver failed, elect another.
   if (e.lease && now >= e.lease.expiresAt) {
     const holder = e.lease.holder;
-    if (e.approvedAt === null) {
+    if (e.approvedAt === null && e.lease.via === "controlPlane") {
+      note(e.phase, "the control plane's acknowledge was not confirmed within its lease", holder);
+      patch(controlPlaneLeaseExpired(e, policy));
+    } else if (e.approvedAt === null) {
       note(
         e.phase,
         `approval lease of ${holder} expired without a confirmed StartRequests`,
@@ -101,12 +109,35 @@ export function evaluateEvent(
   let reason = phase.reason;
 
   if (next === "Ready" && candidate) {
-    const elected = tryElect(state, e, now, policy, candidate);
+    const elected = tryElect(state, e, now, policy, candidate, inputs);
     if (elected) {
       patch(elected.patch);
       next = "Approving";
       reason = elected.reason;
     }
+  }
+  // Only rounds with no relay to elect (the sweep's tick, an operator's action) elect the
+  // control plane: a relay that can approve is always preferred, and one reporting elects itself.
+  if (next === "Ready" && !candidate) {
+    const why = controlPlaneWanted({ ...e, phase: "Ready" }, now, policy);
+    const d = why ? electable(state, e, now, policy, inputs) : null;
+    if (why && d?.allowed) {
+      patch(controlPlaneLease(e, now, policy, d.rule));
+      next = "Approving";
+      reason = `control plane elected approver (rule ${d.rule}, attempt ${e.lease?.attempt}): ${why}`;
+    }
+  }
+  // What gates hold a Ready event, kept on the record for status and history; only a round that
+  // evaluated them (inputs.gates) may change it.
+  if (next === "Ready" && inputs.gates && policy.gates.length > 0) {
+    const failing = checkGates(state, e, now, policy, inputs).failing;
+    if (!sameGates(e.gates?.failing ?? [], failing)) {
+      if (failing.length > 0) note(e.phase, `waiting for gate(s): ${describeGates(failing)}`);
+      else if (e.gates) note(e.phase, "gates pass");
+      patch({ gates: failing.length > 0 ? { failing, since: now } : null });
+    }
+  } else if (next !== "Ready" && e.gates) {
+    patch({ gates: null });
   }
 
   if (next !== e.phase) {
@@ -163,7 +194,13 @@ function nextPhase(
   }
   if (e.phase === "ExpiredAtNotBefore") return { phase: e.phase, reason: "" };
   if (e.approvedAt !== null)
-    return { phase: "Approving", reason: "StartRequests accepted by IMDS" };
+    return {
+      phase: "Approving",
+      reason:
+        e.approvedVia === "controlPlane"
+          ? "acknowledged through Azure Resource Manager"
+          : "StartRequests accepted by IMDS",
+    };
   if (e.notBefore !== null && now >= e.notBefore)
     return {
       phase: "ExpiredAtNotBefore",
@@ -199,36 +236,6 @@ export function recoversOwed(
     .map(([, r]) => r.vmName);
 }
 
-function tryElect(
-  state: ClusterState,
-  e: EventRecord,
-  now: number,
-  policy: Policy,
-  c: Candidate,
-): { patch: Partial<EventRecord>; reason: string } | null {
-  const member = state.members[c.memberKey];
-  if (!member || member.dryRun) return null;
-  if (e.failedApprovers.includes(c.memberKey)) return null;
-  if (!c.seesScheduled(e.key)) return null; // invariant 3: only a VM that sees the event approves it
-  const d = decideApproval(state, e, now, policy);
-  if (!d.allowed) return null;
-  const inFlight = eventsInFlight(state, e.key).length + unreadableInFlight(state).length;
-  if (!d.bypassesBudget && inFlight >= policy.maxEventsInFlight) return null;
-  const attempt = (e.lease?.attempt ?? e.failedApprovers.length) + 1;
-  return {
-    patch: {
-      lease: {
-        holder: c.memberKey,
-        grantedAt: now,
-        expiresAt: now + policy.approvalLeaseSeconds * 1000,
-        attempt,
-      },
-      approvalRule: d.rule,
-    },
-    reason: `${member.vmName} elected approver (rule ${d.rule}, attempt ${attempt})`,
-  };
-}
-
 export function isEnded(e: EventRecord): boolean {
   return ENDED.has(e.phase);
 }
@@ -246,6 +253,7 @@ export function evaluateAll(
   policy: Policy,
   candidate: Candidate | null,
   scope?: ReadonlySet<string>,
+  inputs: EvaluationInputs = {},
 ): { state: ClusterState; transitions: Transition[] } {
   let events = state.events;
   const transitions: Transition[] = [];
@@ -254,9 +262,15 @@ export function evaluateAll(
     .sort(budgetOrder);
   for (const original of ordered) {
     const current: ClusterState = { ...state, events };
-    const r = evaluateEvent(current, original, now, policy, candidate);
+    const r = evaluateEvent(current, original, now, policy, candidate, inputs);
     if (r.event !== original) events = withEntry(events, original.key, r.event);
     transitions.push(...r.transitions);
   }
   return { state: events === state.events ? state : { ...state, events }, transitions };
 }
+
+const sameGates = (a: readonly FailingGate[], b: readonly FailingGate[]) =>
+  a.length === b.length && a.every((g, i) => g.name === b[i]?.name && g.detail === b[i]?.detail);
+
+export const describeGates = (gs: readonly FailingGate[]) =>
+  gs.map((g) => `${g.name} (${g.detail})`).join(", ");

@@ -1,7 +1,7 @@
 import type { Policy } from "@quiesce/protocol/policy";
 import { activeOverride, decideApproval, eventsInFlight, unreadableInFlight } from "./approval";
-import { recoversOwed } from "./evaluate";
-import type { ClusterState } from "./state";
+import { describeGates, recoversOwed } from "./evaluate";
+import type { ClusterState, EventRecord } from "./state";
 import type { Explanation } from "./types";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -23,6 +23,7 @@ export function explain(
     blockers: d.blockers,
     drained: d.drained,
     approvalRule: e.approvalRule ?? (d.allowed ? d.rule : null),
+    gates: e.phase === "Ready" ? (e.gates?.failing ?? []) : [],
   };
   const names = (bs: typeof d.blockers) => bs.map((b) => `${b.vm} (${b.detail})`).join(", ");
   const hold = activeOverride(e.hold, now);
@@ -43,7 +44,9 @@ export function explain(
         waitingFor =
           !d.bypassesBudget && inFlight.length >= policy.maxEventsInFlight
             ? `the cluster's budget of ${policy.maxEventsInFlight} event(s) in flight, used by ${inFlight.join(", ")}`
-            : `an eligible relay (one that sees the event Scheduled) to report, to elect it approver (rule ${d.rule})`;
+            : base.gates.length > 0
+              ? `gate(s) to pass: ${describeGates(base.gates)}`
+              : waitingForApprover(e, now, policy, d.rule);
       }
       if (e.notBefore !== null)
         waitingFor += `; Azure starts it anyway at NotBefore ${iso(e.notBefore)}`;
@@ -53,9 +56,11 @@ export function explain(
       waitingFor =
         e.approvedAt !== null
           ? `Azure to start the event (approved by ${e.approvedBy} at ${iso(e.approvedAt)})`
-          : e.lease
-            ? `${e.lease.holder} to post StartRequests (lease until ${iso(e.lease.expiresAt)})`
-            : "re-election of an approver";
+          : e.lease?.via === "controlPlane"
+            ? `the control plane's acknowledge through Azure Resource Manager (attempt ${e.lease.attempt}, lease until ${iso(e.lease.expiresAt)})`
+            : e.lease
+              ? `${e.lease.holder} to post StartRequests (lease until ${iso(e.lease.expiresAt)})`
+              : "re-election of an approver";
       break;
     case "Started":
     case "Unplanned":
@@ -74,4 +79,15 @@ export function explain(
       waitingFor = "nothing: the event has ended";
   }
   return { ...base, waitingFor };
+}
+
+/** Ready, within budget, gates passing: who is expected to approve, and when the fallback comes. */
+function waitingForApprover(e: EventRecord, now: number, policy: Policy, rule: string): string {
+  const relay = `an eligible relay (one that sees the event Scheduled) to report, to elect it approver (rule ${rule})`;
+  const cp = policy.controlPlaneApproval;
+  if (cp.mode !== "fallback") return relay;
+  if (e.controlPlane?.gaveUp)
+    return `${relay}; the control plane gave up${e.controlPlane.lastError ? ` (ARM ${e.controlPlane.lastError.code}: ${e.controlPlane.lastError.message})` : ""}`;
+  const at = e.phaseSince + cp.afterSeconds * 1000;
+  return `${relay}; the control plane approves through Azure Resource Manager ${now >= at ? "at the next sweep" : `from ${iso(at)}`} if none does`;
 }

@@ -8,11 +8,14 @@ export {
 } from "./approval";
 export { HANDOFF_REPORT_SECONDS } from "./cadence";
 export { needsClusterEvents } from "./clusterEvents";
+export * from "./controlPlane";
 export * from "./coverage";
 export { isEnded } from "./evaluate";
 export { DELETES_VMS } from "./eventTypes";
 export { explain } from "./explain";
+export * from "./gates";
 export { isLive, isLiveForEvent, livenessGranularityMs, livenessTimeoutMs } from "./liveness";
+export * from "./loadBalancer";
 export * from "./operator";
 export * from "./report";
 export * from "./resources";

@@ -159,5 +159,7 @@ export function nextReadiness(
     recover,
     firstSeenAt: stored?.firstSeenAt ?? now,
     updatedAt: now,
+    // The coordinator's own step (loadBalancer.ts), which no report can change.
+    ...(stored?.loadBalancer ? { loadBalancer: stored.loadBalancer } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import { evaluateEvent, isEnded } from "./evaluate";
+import type { EvaluationInputs } from "./gates";
 import type { ClusterState, EventRecord, Transition } from "./state";
 import type { Decision, OperatorAction } from "./types";
 
@@ -21,6 +22,7 @@ export function applyOperatorAction(
   action: OperatorAction,
   now: number,
   policy: Policy,
+  inputs: EvaluationInputs = {},
 ): Decision {
   const stored = state.events[key];
   const unreadable = state.unreadableEvents?.[key];
@@ -59,12 +61,27 @@ export function applyOperatorAction(
       reason = `force-approve by ${by} until ${new Date(expiresAt).toISOString()}: ${action.reason}`;
       break;
     }
+    case "forceGate": {
+      if (!policy.gates.some((g) => g.name === action.gate))
+        throw new OperatorActionError(
+          `cluster ${state.cluster} has no gate named ${action.gate} (its policy's gates: ${policy.gates.map((g) => g.name).join(", ") || "none"})`,
+          "notFound",
+        );
+      const expiresAt = now + action.ttlSeconds * 1000;
+      const others = (stored.gateOverrides ?? []).filter(
+        (o) => o.gate !== action.gate && o.expiresAt > now,
+      );
+      const override = { gate: action.gate, by, reason: action.reason, at: now, expiresAt };
+      updated = { ...stored, gateOverrides: [...others, override] };
+      reason = `force past gate ${action.gate} by ${by} until ${new Date(expiresAt).toISOString()}: ${action.reason}`;
+      break;
+    }
   }
   const transitions: Transition[] = [
     { eventKey: key, at: now, from: stored.phase, to: stored.phase, reason: `operator: ${reason}` },
   ];
   const withAction: ClusterState = { ...state, events: withEntry(state.events, key, updated) };
-  const evaluated = evaluateEvent(withAction, updated, now, policy, null);
+  const evaluated = evaluateEvent(withAction, updated, now, policy, null, inputs);
   return {
     state: { ...withAction, events: withEntry(withAction.events, key, evaluated.event) },
     directives: [],

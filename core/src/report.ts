@@ -5,6 +5,7 @@ import type { RelayReport } from "@quiesce/protocol/relay";
 import { reportInterval } from "./cadence";
 import { directivesFor } from "./directives";
 import { type Candidate, evaluateAll } from "./evaluate";
+import type { EvaluationInputs } from "./gates";
 import { nextMember, nextReadiness, observeEvent } from "./observe";
 import { reportScope } from "./scope";
 import { type ClusterState, memberKey, type Readiness, type Transition } from "./state";
@@ -20,6 +21,7 @@ export function applyReport(
   report: RelayReport,
   now: number,
   policy: Policy,
+  inputs: EvaluationInputs = {},
 ): Decision {
   const mk = memberKey(report.vm.name);
   const prev = state.members[mk];
@@ -96,6 +98,7 @@ export function applyReport(
     const key = eventKey(a.eventId);
     const stored = events[key];
     if (!stored || stored.approvedAt !== null || stored.lease?.holder !== mk) continue;
+    if (stored.lease.via !== undefined) continue; // a VM named like the control plane holds nothing
     if (a.outcome === "accepted") {
       events = withEntry(events, key, { ...stored, approvedAt: now, approvedBy: report.vm.name });
       transitions.push({
@@ -131,7 +134,7 @@ export function applyReport(
   // Only the events this report concerns are re-decided; the others loaded (for the budget) keep
   // their stored phase until their own relays report or the sweep runs.
   const scope = reportScope(report, prev);
-  const evaluated = evaluateAll(next, now, policy, candidate, scope);
+  const evaluated = evaluateAll(next, now, policy, candidate, scope, inputs);
   next = evaluated.state;
   transitions.push(...evaluated.transitions);
 

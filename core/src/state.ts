@@ -93,10 +93,12 @@ export const ApprovalRule = z.union([
 export type ApprovalRule = z.infer<typeof ApprovalRule>;
 
 export const ApprovalLease = z.object({
-  holder: z.string(), // memberKey
+  holder: z.string(), // memberKey, or CONTROL_PLANE when `via` says so
   grantedAt: EpochMs,
   expiresAt: EpochMs,
   attempt: z.number(),
+  /** The coordinator itself holds it, to acknowledge through ARM (absent: a relay). */
+  via: z.literal("controlPlane").optional(),
 });
 export type ApprovalLease = z.infer<typeof ApprovalLease>;
 
@@ -107,6 +109,38 @@ export const OperatorOverride = z.object({
   expiresAt: EpochMs,
 });
 export type OperatorOverride = z.infer<typeof OperatorOverride>;
+
+/** What the control plane is recorded as (approvedBy, lease holder); never a memberKey (`via`). */
+export const CONTROL_PLANE = "control-plane";
+
+/** An Azure Resource Manager call that failed, as ARM said it (status and error.code). */
+export const ArmFailure = z.object({
+  status: z.number(),
+  code: z.string(),
+  message: z.string(),
+  at: EpochMs,
+});
+export type ArmFailure = z.infer<typeof ArmFailure>;
+
+/** The control plane's approval of one event (controlPlane.ts). */
+export const ControlPlaneRecord = z.object({
+  /** Leases the control plane was given for this event. */
+  attempts: z.number(),
+  /** When the instance holding the current lease claimed the call (null: not yet). */
+  claimedAt: EpochMs.nullable(),
+  lastError: ArmFailure.nullable(),
+  /** No more attempts for this event: maxAttempts reached or ARM refused for good. */
+  gaveUp: z.boolean(),
+});
+export type ControlPlaneRecord = z.infer<typeof ControlPlaneRecord>;
+
+/** A gate that keeps a Ready event from being approved (gates.ts). */
+export const FailingGate = z.object({ name: z.string(), detail: z.string() });
+export type FailingGate = z.infer<typeof FailingGate>;
+
+/** An operator's force past one gate for one event. */
+export const GateOverride = OperatorOverride.extend({ gate: z.string() });
+export type GateOverride = z.infer<typeof GateOverride>;
 
 /** A VM kept in Resources because views of one incarnation disagree about it (resources.ts). */
 export const ResourceDispute = z.object({
@@ -152,8 +186,55 @@ export const EventRecord = z.object({
   approvalRule: ApprovalRule.nullable(),
   hold: OperatorOverride.nullable(),
   force: OperatorOverride.nullable(),
+  // Control plane (issue 17); absent in rows written before it.
+  approvedVia: z.literal("controlPlane").optional(),
+  controlPlane: ControlPlaneRecord.optional(),
+  /** Gates failing at the last evaluation while the event was Ready (null: none). */
+  gates: z
+    .object({ failing: z.array(FailingGate), since: EpochMs })
+    .nullable()
+    .optional(),
+  gateOverrides: z.array(GateOverride).optional(),
 });
 export type EventRecord = z.infer<typeof EventRecord>;
+
+export const ADMIN_STATES = ["None", "Up", "Down"] as const;
+export type AdminState = (typeof ADMIN_STATES)[number];
+
+/** One backend address of the VM in one Azure Load Balancer pool, and its admin state before us. */
+export const BackendMembership = z.object({
+  poolId: z.string(),
+  ipConfigurationId: z.string(),
+  previous: z.enum(ADMIN_STATES),
+});
+export type BackendMembership = z.infer<typeof BackendMembership>;
+
+/**
+ * The load-balancer drain of one VM for one event (loadBalancer.ts). Written before each ARM
+ * write (goingDown, restoring) and after it (down, restored), so a coordinator that crashed in
+ * between finishes the step from storage: the previous admin states are never lost.
+ */
+export const LoadBalancerStep = z.object({
+  state: z.enum([
+    "goingDown",
+    "down",
+    "notInLoadBalancer",
+    "failed",
+    "restoring",
+    "restored",
+    /** Another event of the VM holds it Down and restores it (handedTo). */
+    "handedOver",
+    /** The VM was deleted with its event (Preempt, Terminate): nothing to restore. */
+    "gone",
+  ]),
+  pools: z.array(BackendMembership),
+  since: EpochMs,
+  downAt: EpochMs.nullable(),
+  /** An ARM failure of the last attempt (state failed, or a restore to retry). */
+  error: z.string().nullable(),
+  handedTo: z.string().nullable().optional(),
+});
+export type LoadBalancerStep = z.infer<typeof LoadBalancerStep>;
 
 export const Readiness = z.object({
   vmName: z.string(),
@@ -165,6 +246,8 @@ export const Readiness = z.object({
   recover: HookRun.nullable(),
   firstSeenAt: EpochMs,
   updatedAt: EpochMs,
+  /** Load-balancer drain (policy loadBalancerDrain); absent: none done. */
+  loadBalancer: LoadBalancerStep.optional(),
 });
 export type Readiness = z.infer<typeof Readiness>;
 

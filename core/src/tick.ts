@@ -2,7 +2,9 @@ import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import { evaluateAll, isEnded } from "./evaluate";
 import { DELETES_VMS } from "./eventTypes";
+import type { EvaluationInputs } from "./gates";
 import { isLive } from "./liveness";
+import { settleLoadBalancerSteps } from "./loadBalancer";
 import type { ClusterState, Transition } from "./state";
 import type { Decision } from "./types";
 
@@ -13,10 +15,11 @@ export function tick(
   state: ClusterState,
   now: number,
   policy: Policy,
-  opts: { eventRetentionMs?: number } = {},
+  opts: { eventRetentionMs?: number; inputs?: EvaluationInputs } = {},
 ): Decision {
   const gone = deletedWithTheirVms(state, now, policy);
-  const evaluated = evaluateAll(gone.state, now, policy, null);
+  const lb = settleLoadBalancerSteps(gone.state, now);
+  const evaluated = evaluateAll(lb.state, now, policy, null, undefined, opts.inputs);
   const retention = opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS;
   const forget = Object.values(evaluated.state.events)
     .filter((e) => isEnded(e) && e.endedAt !== null && now - e.endedAt >= retention)
@@ -24,7 +27,7 @@ export function tick(
   return {
     state: evaluated.state,
     directives: [],
-    transitions: [...gone.transitions, ...evaluated.transitions],
+    transitions: [...gone.transitions, ...lb.transitions, ...evaluated.transitions],
     applied: true,
     nextReportInSeconds: policy.idleReportSeconds,
     forget,

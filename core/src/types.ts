@@ -1,6 +1,6 @@
 import type { Directive } from "@quiesce/protocol/relay";
 import type { BlockerReason, Phase } from "@quiesce/protocol/status";
-import type { ClusterState, Transition } from "./state";
+import type { ClusterState, FailingGate, Transition } from "./state";
 
 /** What the core returns for a report, a tick or an operator action. */
 export interface Decision {
@@ -33,9 +33,13 @@ export interface Explanation {
   approvalRule: string | null;
   /** Affected VMs that are confirmed drained. */
   drained: string[];
+  /** Gates failing at their last evaluation (policy gates), while the event is Ready. */
+  gates: FailingGate[];
 }
 
 export type OperatorAction =
   | { kind: "hold"; by: string; reason: string; ttlSeconds: number }
   | { kind: "release"; by: string; reason: string }
-  | { kind: "forceApprove"; by: string; reason: string; ttlSeconds: number };
+  | { kind: "forceApprove"; by: string; reason: string; ttlSeconds: number }
+  /** Approve past one safety gate (policy gates) of this event; drains and the others still hold. */
+  | { kind: "forceGate"; gate: string; by: string; reason: string; ttlSeconds: number };

@@ -5,13 +5,23 @@ import {
   applyReport,
   type ClusterState,
   type Decision,
+  type EvaluationInputs,
   emptyClusterState,
   explain,
   memberKey,
   tick,
 } from "../src";
 
-export const policy = (p: Partial<Policy> = {}): Policy => ({ ...DEFAULT_POLICY, ...p });
+/**
+ * The built-in policy with relays as the only approvers (the control plane's fallback is on by
+ * default, but inert in a coordinator without QUIESCE_CONTROL_PLANE); tests of the control plane
+ * turn it on themselves.
+ */
+export const policy = (p: Partial<Policy> = {}): Policy => ({
+  ...DEFAULT_POLICY,
+  controlPlaneApproval: { ...DEFAULT_POLICY.controlPlaneApproval, mode: "off" },
+  ...p,
+});
 
 export const approveIds = (d: Decision): string[] =>
   d.directives.flatMap((x) => (x.kind === "approve" ? x.eventIds : []));
@@ -27,9 +37,16 @@ export class Sim {
     this.state = d.state;
     return d;
   }
-  tick(advanceMs: number): Decision {
+  /** A report decided with the gate verdicts the shell evaluated for it. */
+  sendWith(r: RelayReport, inputs: EvaluationInputs | undefined, advanceMs = 1000): Decision {
     this.now += advanceMs;
-    const d = tick(this.state, this.now, this.p);
+    const d = applyReport(this.state, r, this.now, this.p, inputs);
+    this.state = d.state;
+    return d;
+  }
+  tick(advanceMs: number, inputs?: EvaluationInputs): Decision {
+    this.now += advanceMs;
+    const d = tick(this.state, this.now, this.p, inputs ? { inputs } : {});
     this.state = d.state;
     return d;
   }

@@ -58,6 +58,82 @@ export const NotifyPolicy = z.strictObject({
 });
 export type NotifyPolicy = z.infer<typeof NotifyPolicy>;
 
+/**
+ * Approval through Azure Resource Manager when no relay can (docs/control-plane.md): on by
+ * default, since it fires only where a relay would have been allowed to approve (invariant 1,
+ * the gates, the budget, the lease) and nobody did, so the alternative is waiting for NotBefore
+ * with every affected VM already drained. Inert unless the app's QUIESCE_CONTROL_PLANE is set.
+ */
+export const ControlPlaneApproval = z.strictObject({
+  /** "fallback": approve through ARM when no relay took the lease in time; "off": never. */
+  mode: z.enum(["fallback", "off"]).default("fallback"),
+  /** Ready this long with no relay holding the lease: the control plane takes it. */
+  afterSeconds: z.number().int().min(0).max(3600).default(60),
+  /** The control plane's own lease: long enough for ARM's retries (Retry-After) to finish. */
+  leaseSeconds: z.number().int().min(10).max(600).default(90),
+  /** Acknowledge attempts per event (a lease that ran out unconfirmed is one) before giving up. */
+  maxAttempts: z.number().int().min(1).max(10).default(3),
+});
+export type ControlPlaneApproval = z.infer<typeof ControlPlaneApproval>;
+
+/** Take affected VMs out of their Azure Load Balancers before they count as drained. Opt-in. */
+export const LoadBalancerDrain = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** After admin state Down: how long existing connections get to finish. */
+  settleSeconds: z.number().int().min(0).max(3600).default(30),
+});
+export type LoadBalancerDrain = z.infer<typeof LoadBalancerDrain>;
+
+const GateName = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, "gate name: 1-64 letters, digits, . _ -");
+
+/** https, or plain http only to a loopback target (tests, `npm start`). */
+const ProbeUrl = z.url().refine((u) => {
+  const { protocol, hostname } = new URL(u);
+  return (
+    protocol === "https:" ||
+    (protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(hostname))
+  );
+}, "must be https (http only to 127.0.0.1 / localhost)");
+
+/** An ARM resource id of an alert rule, e.g. /subscriptions/…/providers/Microsoft.Insights/metricAlerts/x */
+const AlertRuleId = z
+  .string()
+  .max(1024)
+  .regex(
+    /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/[^/]+\/[^/]+\/[^/]+$/i,
+    "an alert rule's ARM resource id",
+  );
+
+/** A check that must pass before any approval, by a relay or the control plane. */
+export const Gate = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("http"),
+    name: GateName,
+    url: ProbeUrl,
+    expectStatus: z.number().int().min(100).max(599).default(200),
+    timeoutSeconds: z.number().min(0.5).max(30).default(5),
+    /** Send a bearer token of the app's managed identity for this scope (e.g. api://x/.default). */
+    bearerScope: z.string().min(1).max(512).optional(),
+  }),
+  z.strictObject({
+    kind: z.literal("liveRelays"),
+    name: GateName,
+    /** Live relays not draining and not named by the event, that must remain. */
+    min: z.number().int().min(1).max(100_000),
+    /** Counted over the whole cluster, or in each group (availability set / placement group) the event touches. */
+    per: z.enum(["cluster", "group"]).default("cluster"),
+  }),
+  z.strictObject({
+    kind: z.literal("alertRule"),
+    name: GateName,
+    /** Must not be firing (an Azure Monitor alert of it Fired and not Closed). */
+    alertRuleId: AlertRuleId,
+  }),
+]);
+export type Gate = z.infer<typeof Gate>;
+
 export const Policy = z.strictObject({
   /** Events matching a rule are approved without waiting for drains. Default: none. */
   autoApprove: z.array(AutoApproveRule).max(32).default([]),
@@ -100,6 +176,16 @@ export const Policy = z.strictObject({
   idleReportSeconds: z.number().min(5).max(600).default(300),
   /** A recover hook not confirmed this long after the event ended stops holding the budget. */
   recoverTimeoutSeconds: z.number().int().min(30).max(86_400).default(1800),
+  /** Approval through Azure Resource Manager when no relay can (docs/control-plane.md). */
+  controlPlaneApproval: ControlPlaneApproval.default(ControlPlaneApproval.parse({})),
+  /** Admin state Down on the VM's load balancers before it counts as drained (docs/control-plane.md). */
+  loadBalancerDrain: LoadBalancerDrain.default(LoadBalancerDrain.parse({})),
+  /** Every gate must pass before any approval; none by default (docs/control-plane.md). */
+  gates: z
+    .array(Gate)
+    .max(16)
+    .default([])
+    .refine((gs) => new Set(gs.map((g) => g.name)).size === gs.length, "gate names must be unique"),
   /** Notifications and coverage alerts (docs/operations.md). */
   notify: NotifyPolicy.default(NotifyPolicy.parse({})),
 });

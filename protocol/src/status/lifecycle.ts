@@ -28,5 +28,6 @@ export const BLOCKER_REASONS = [
   "resourcesDisputed",
   "recoverPending",
   "imdsProblem",
+  "loadBalancerDrain",
 ] as const;
 export type BlockerReason = (typeof BLOCKER_REASONS)[number];
