@@ -1,6 +1,8 @@
 // Quiesce coordinator: everything `azd up` provisions. Subscription scope so azd can create the
 // resource group. Relays are installed separately on the VMs (infra/relay/, docs/deploy.md).
 
+import { resourceGroupNames } from 'shared/control-plane.bicep'
+
 targetScope = 'subscription'
 
 @minLength(1)
@@ -55,9 +57,16 @@ param webhookSecret string = ''
 @description('Action group the missed-event and uncovered-group alerts notify; empty: portal only.')
 param alertActionGroupId string = ''
 
+// A comma-separated string, not an array: azd maps environment values into parameters as text
+// (an array from the environment needs azd 1.23.4 or later), and `az deployment -p name=a,b` works too.
+@description('Resource groups in this subscription, comma-separated (e.g. "rg-web,rg-lb"), holding the VMs, scale sets, availability sets and load balancers the coordinator may act on through Azure Resource Manager. Empty (the default): no role is created or granted, and the coordinator\'s control plane stays off (docs/control-plane.md).')
+param controlPlaneResourceGroups string = ''
+
 var tags = { 'azd-env-name': environmentName, application: 'quiesce' }
 // Deterministic per subscription + environment, so re-running `azd provision` updates in place.
 var token = toLower(uniqueString(subscription().id, environmentName, location))
+var controlPlaneGroups = resourceGroupNames(controlPlaneResourceGroups)
+var controlPlane = !empty(controlPlaneGroups)
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
   name: 'rg-${environmentName}'
@@ -109,6 +118,29 @@ module roles 'core/role-assignments.bicep' = {
   }
 }
 
+// The coordinator's Azure Resource Manager access (docs/control-plane.md): a custom role with
+// exactly the actions its ARM client uses, assigned on the named resource groups only. Nothing
+// is created or granted when the list is empty.
+module controlPlaneRole 'core/control-plane-role.bicep' = if (controlPlane) {
+  name: 'control-plane-role'
+  params: {
+    environmentName: environmentName
+    resourceGroupNames: controlPlaneGroups
+  }
+}
+
+module controlPlaneAccess 'core/control-plane-access.bicep' = [
+  for name in controlPlaneGroups: {
+    // A deployment in that resource group, named per environment (two environments may share it).
+    name: take('quiesce-control-plane-${environmentName}', 64)
+    scope: resourceGroup(name)
+    params: {
+      roleDefinitionId: controlPlaneRole!.outputs.roleDefinitionId
+      appPrincipalId: identity.outputs.principalId
+    }
+  }
+]
+
 module keyVault 'core/key-vault.bicep' = {
   name: 'key-vault'
   scope: rg
@@ -156,6 +188,7 @@ module coordinator 'core/function-app.bicep' = {
     sweepSchedule: sweepSchedule
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    controlPlane: controlPlane
     keyVaultName: keyVault.outputs.name
     notificationSinks: {
       teams: !empty(teamsWebhookUrl)
@@ -165,7 +198,7 @@ module coordinator 'core/function-app.bicep' = {
     }
   }
   // The host starts with its identity: give it its roles first.
-  dependsOn: [roles]
+  dependsOn: [roles, controlPlaneAccess]
 }
 
 // azd stores these in the environment (.azure/<env>/.env); the relay scripts read them.

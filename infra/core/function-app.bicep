@@ -4,6 +4,7 @@
 // plus the Functions host's own; test/infra/settings.test.ts keeps them in step.
 
 import { notificationSecrets } from '../shared/notification-secrets.bicep'
+import { withoutTrailingSlash } from '../shared/control-plane.bicep'
 
 param location string
 param tags object
@@ -39,6 +40,9 @@ param keyVaultName string
 @description('Which notification secrets the vault holds (true: set the app setting as a Key Vault reference).')
 param notificationSinks { teams: bool, slack: bool, webhookUrl: bool, webhookSecret: bool }
 
+@description('Turn on the coordinator\'s Azure Resource Manager client (QUIESCE_CONTROL_PLANE): only when main.bicep granted the "Quiesce control plane" role on at least one resource group.')
+param controlPlane bool = false
+
 @minValue(1)
 @maxValue(1000)
 @description('Upper bound on instances; the coordinator is stateless, so this only caps cost.')
@@ -73,6 +77,16 @@ var notificationSettings = union(
     : {}
 )
 
+// The coordinator's ARM client: on only with the role main.bicep grants (controlPlane), against
+// this cloud's Resource Manager (environment().resourceManager is e.g. 'https://management.azure.com/';
+// the trailing slash is dropped). Absent otherwise, so the coordinator's default (off) applies.
+var controlPlaneSettings = controlPlane
+  ? {
+      QUIESCE_CONTROL_PLANE: 'true'
+      QUIESCE_ARM_ENDPOINT: withoutTrailingSlash(environment().resourceManager)
+    }
+  : {}
+
 // Settings the coordinator reads (names from functions/src/config.ts). Optional ones are only
 // set when given, so the coordinator's own defaults apply otherwise.
 var coordinatorSettings = union(
@@ -86,7 +100,8 @@ var coordinatorSettings = union(
     QUIESCE_ENTRA_AUDIENCE: entraAudience
     QUIESCE_SWEEP_SCHEDULE: sweepSchedule
   },
-  empty(policyJson) ? {} : { QUIESCE_POLICY: policyJson }
+  empty(policyJson) ? {} : { QUIESCE_POLICY: policyJson },
+  controlPlaneSettings
 )
 
 // The Functions host's own settings: identity-based AzureWebJobsStorage (no connection string,

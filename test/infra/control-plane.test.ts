@@ -1,0 +1,323 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { COORDINATOR_SETTING_FIELDS } from "@quiesce/functions";
+import { describe, expect, it } from "vitest";
+import type { Node, Tree } from "web-tree-sitter";
+import {
+  bicepCli,
+  bicepFiles,
+  declaration,
+  evaluateBicep,
+  infraDir,
+  parseBicep,
+  properties,
+  rel,
+  repoRoot,
+  stringLiteral,
+} from "./bicep";
+
+/**
+ * The coordinator's Azure Resource Manager access (docs/control-plane.md, Permissions): a custom
+ * role with exactly the actions its ARM client uses, assigned to the app's identity on the
+ * resource groups the operator names and on nothing else, and the client switched on
+ * (QUIESCE_CONTROL_PLANE) only when such a group was named.
+ */
+
+// One per operation of the coordinator's ARM client; a change here is a change of what the
+// coordinator may do in the operator's subscription, so it is spelled out, not derived.
+const EXPECTED_ACTIONS = [
+  // approve a scheduled event (Maintenance RP, preview API)
+  "Microsoft.Maintenance/scheduledevents/acknowledge/action",
+  // read VMs, their availability sets, Uniform scale-set instances and NICs
+  "Microsoft.Compute/virtualMachines/read",
+  "Microsoft.Compute/availabilitySets/read",
+  "Microsoft.Compute/virtualMachineScaleSets/virtualMachines/read",
+  "Microsoft.Compute/virtualMachineScaleSets/virtualMachines/networkInterfaces/read",
+  "Microsoft.Network/networkInterfaces/read",
+  // set a backend address's adminState: GET and PUT of the backend pool
+  "Microsoft.Network/loadBalancers/backendAddressPools/read",
+  "Microsoft.Network/loadBalancers/backendAddressPools/write",
+  // alert-rule gates: list fired alerts
+  "Microsoft.AlertsManagement/alerts/read",
+];
+
+const file = (...path: string[]) => join(infraDir, ...path);
+
+function descendants(node: Node, type: string): Node[] {
+  return node.descendantsOfType(type).filter((n): n is Node => n !== null);
+}
+
+/** The plain string literals directly in a declaration's array (comments skipped). */
+async function actionsInBicep(): Promise<string[]> {
+  const tree = await parseBicep(file("shared", "control-plane.bicep"));
+  const array = descendants(declaration(tree, "controlPlaneActions"), "array")[0];
+  if (!array) throw new Error("controlPlaneActions is not an array literal");
+  return array.namedChildren
+    .filter((n): n is Node => n?.type === "string")
+    .map((n) => stringLiteral(n) ?? `(interpolated) ${n.text}`);
+}
+
+const targetScope = (tree: Tree) =>
+  descendants(tree.rootNode, "target_scope_assignment")[0]?.text.match(/'(\w+)'/)?.[1] ??
+  "resourceGroup";
+
+/** The body of a user-defined function with its parameters replaced by Bicep expressions. */
+function inline(tree: Tree, name: string, args: Record<string, string>): string {
+  const fn = declaration(tree, name);
+  const body = fn.namedChild(fn.namedChildCount - 1)?.text ?? "";
+  return Object.entries(args).reduce(
+    (text, [param, value]) => text.replace(new RegExp(`\\b${param}\\b`, "g"), `(${value})`),
+    body,
+  );
+}
+
+const bicepString = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+
+describe("the Quiesce control plane role (infra/shared/control-plane.bicep)", () => {
+  it("has exactly the actions of the coordinator's ARM client, each named", async () => {
+    const actions = await actionsInBicep();
+    expect(actions).toEqual(EXPECTED_ACTIONS);
+    expect(new Set(actions).size).toBe(actions.length);
+  });
+
+  it("has no wildcard and no action beyond read, write and the acknowledge action", async () => {
+    for (const action of await actionsInBicep()) {
+      expect(action, action).not.toContain("*");
+      expect(action, action).toMatch(/^Microsoft\.[A-Za-z]+(\/[A-Za-z]+)+$/);
+      expect(action, action).toMatch(/\/(read|write|acknowledge\/action)$/);
+    }
+    // The only write: a load balancer backend pool (admin state).
+    expect((await actionsInBicep()).filter((a) => !a.endsWith("/read"))).toEqual([
+      "Microsoft.Maintenance/scheduledevents/acknowledge/action",
+      "Microsoft.Network/loadBalancers/backendAddressPools/write",
+    ]);
+  });
+
+  it("is the role core/control-plane-role.bicep defines, assignable only to the named resource groups", async () => {
+    const tree = await parseBicep(file("core", "control-plane-role.bicep"));
+    expect(targetScope(tree)).toBe("subscription"); // where custom role definitions live
+    const role = declaration(tree, "role");
+    expect(role.text).toContain("'Microsoft.Authorization/roleDefinitions@");
+    const props = properties(role);
+    expect(props.find((p) => p.key === "actions")?.value.text).toBe("controlPlaneActions");
+    expect(props.find((p) => p.key === "type")?.value.text).toBe("'CustomRole'");
+    for (const key of ["notActions", "dataActions", "notDataActions"])
+      expect(props.find((p) => p.key === key)?.value.text, key).toBe("[]");
+    // One scope per named group, each a resource group of this subscription: never "/" or the
+    // subscription itself.
+    const scopes = props.find((p) => p.key === "assignableScopes")?.value;
+    expect(scopes?.type).toBe("for_statement"); // [for name in resourceGroupNames: …]
+    const loop = scopes;
+    expect(loop?.namedChild(1)?.text).toBe("resourceGroupNames");
+    expect(loop?.namedChild(loop.namedChildCount - 1)?.text).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Bicep's interpolation, as written in the file
+      "'${subscription().id}/resourceGroups/${name}'",
+    );
+    const names = declaration(tree, "resourceGroupNames");
+    expect(names.text).toBe("param resourceGroupNames string[]");
+  });
+
+  it("is listed action by action in docs/control-plane.md", () => {
+    const doc = readFileSync(join(repoRoot, "docs", "control-plane.md"), "utf8");
+    const table = doc
+      .split("<!-- control-plane-actions:start -->")[1]
+      ?.split("<!-- control-plane-actions:end -->")[0];
+    if (!table) throw new Error("docs/control-plane.md has no control-plane-actions table");
+    const documented = table
+      .split("\n")
+      .filter((line) => line.startsWith("|") && !/^\|\s*-/.test(line))
+      .slice(1)
+      .map((line) => line.split("|")[1]?.trim().replace(/`/g, ""));
+    expect(documented).toEqual(EXPECTED_ACTIONS);
+  });
+});
+
+describe("the role's assignments", () => {
+  it("go to the coordinator's identity on each named resource group, at that group's scope", async () => {
+    const main = await parseBicep(file("main.bicep"));
+    const access = declaration(main, "controlPlaneAccess");
+    expect(access.text).toContain("'core/control-plane-access.bicep'");
+    const loop = descendants(access, "for_statement")[0];
+    expect(loop?.namedChild(1)?.text).toBe("controlPlaneGroups");
+    const props = properties(access);
+    expect(props.find((p) => p.key === "scope")?.value.text).toBe("resourceGroup(name)");
+    expect(props.find((p) => p.key === "appPrincipalId")?.value.text).toBe(
+      "identity.outputs.principalId",
+    );
+    expect(props.find((p) => p.key === "roleDefinitionId")?.value.text).toBe(
+      "controlPlaneRole!.outputs.roleDefinitionId",
+    );
+
+    const module = await parseBicep(file("core", "control-plane-access.bicep"));
+    expect(targetScope(module)).toBe("resourceGroup");
+    const assignment = declaration(module, "assignment");
+    expect(assignment.text).toContain("'Microsoft.Authorization/roleAssignments@");
+    const assignmentProps = properties(assignment).map((p) => p.key);
+    expect(assignmentProps).not.toContain("scope"); // the module's resource group itself
+    // A stable name: the same group, principal and role give the same assignment on re-deploy.
+    expect(properties(assignment).find((p) => p.key === "name")?.value.text).toBe(
+      "guid(resourceGroup().id, appPrincipalId, roleDefinitionId)",
+    );
+  });
+
+  it("are never made at subscription scope (no role assignment in a subscription-scope file)", async () => {
+    for (const path of bicepFiles()) {
+      const tree = await parseBicep(path);
+      if (targetScope(tree) !== "subscription") continue;
+      const assignments = descendants(tree.rootNode, "resource_declaration").filter((r) =>
+        r.text.includes("'Microsoft.Authorization/roleAssignments@"),
+      );
+      expect(
+        assignments.map((r) => r.text.slice(0, 80)),
+        rel(path),
+      ).toEqual([]);
+    }
+  });
+
+  it("exist only when resource groups are named: the role module is conditional", async () => {
+    const main = await parseBicep(file("main.bicep"));
+    const role = declaration(main, "controlPlaneRole");
+    expect(descendants(role, "if_statement")[0]?.namedChild(0)?.text).toBe("(controlPlane)");
+    expect(declaration(main, "controlPlane").namedChild(1)?.text).toBe(
+      "!empty(controlPlaneGroups)",
+    );
+    expect(declaration(main, "controlPlaneGroups").namedChild(1)?.text).toBe(
+      "resourceGroupNames(controlPlaneResourceGroups)",
+    );
+    // Nothing by default.
+    expect(declaration(main, "controlPlaneResourceGroups").text).toMatch(/string = ''$/);
+  });
+
+  it("compile to nested deployments into the named groups (when the Bicep CLI is restored)", () => {
+    const bicep = bicepCli();
+    if (!bicep) {
+      console.warn("Bicep CLI not found (scripts/bicep/restore.sh): compiled template not checked");
+      return;
+    }
+    const out = mkdtempSync(join(tmpdir(), "bicep-control-plane-"));
+    try {
+      const json = join(out, "main.json");
+      execFileSync(bicep, ["build", file("main.bicep"), "--outfile", json], { stdio: "pipe" });
+      const template = JSON.parse(readFileSync(json, "utf8"));
+      const resources: Record<string, unknown>[] = Array.isArray(template.resources)
+        ? template.resources
+        : Object.values(template.resources);
+      const byName = (n: string) =>
+        // biome-ignore lint/suspicious/noExplicitAny: the compiled template is inspected field by field
+        resources.find((r) => String(r.name).includes(n)) as Record<string, any>;
+      const role = byName("control-plane-role");
+      expect(role.condition).toBe("[variables('controlPlane')]");
+      const access = byName("quiesce-control-plane-");
+      expect(access.copy.count).toBe("[length(variables('controlPlaneGroups'))]");
+      expect(access.resourceGroup).toBe("[variables('controlPlaneGroups')[copyIndex()]]");
+      expect(access).not.toHaveProperty("subscriptionId");
+      expect(access).not.toHaveProperty("scope");
+      const nested = access.properties.template;
+      expect(nested.$schema).toContain("/deploymentTemplate.json"); // resource-group scope
+      const assignments = (
+        Array.isArray(nested.resources) ? nested.resources : Object.values(nested.resources)
+      ) as Record<string, unknown>[];
+      expect(assignments.map((r) => r.type)).toEqual(["Microsoft.Authorization/roleAssignments"]);
+      expect(assignments[0]).not.toHaveProperty("scope");
+      // The role's actions, as compiled into the role module.
+      const roleTemplate = role.properties.template;
+      expect(JSON.stringify(roleTemplate)).toContain(JSON.stringify(EXPECTED_ACTIONS));
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("QUIESCE_CONTROL_PLANE and QUIESCE_ARM_ENDPOINT in infra/core/function-app.bicep", () => {
+  it("are set together, only under the controlPlane switch, which is off by default", async () => {
+    const tree = await parseBicep(file("core", "function-app.bicep"));
+    const settings = declaration(tree, "controlPlaneSettings");
+    const ternary = descendants(settings, "ternary_expression")[0];
+    expect(ternary?.childForFieldName("condition")?.text).toBe("controlPlane");
+    expect(ternary?.childForFieldName("alternative")?.text).toBe("{}");
+    const on = properties(ternary?.childForFieldName("consequence") as Node);
+    expect(on.map((p) => p.key)).toEqual(["QUIESCE_CONTROL_PLANE", "QUIESCE_ARM_ENDPOINT"]);
+    expect(on[0]?.value.text).toBe("'true'");
+    expect(on[1]?.value.text).toBe("withoutTrailingSlash(environment().resourceManager)");
+    // Nowhere else in the file, and the switch defaults to off.
+    const everywhere = properties(tree.rootNode).filter((p) =>
+      ["QUIESCE_CONTROL_PLANE", "QUIESCE_ARM_ENDPOINT"].includes(p.key),
+    );
+    expect(everywhere).toHaveLength(2);
+    expect(declaration(tree, "controlPlane").text).toMatch(/param controlPlane bool = false$/);
+    expect(declaration(tree, "coordinatorSettings").text).toContain("controlPlaneSettings");
+    // main.bicep switches it with the list of named groups.
+    const main = await parseBicep(file("main.bicep"));
+    const coordinator = properties(declaration(main, "coordinator"));
+    expect(coordinator.find((p) => p.key === "controlPlane")?.value.text).toBe("controlPlane");
+    // 'true' is what the coordinator's schema reads as on.
+    expect(COORDINATOR_SETTING_FIELDS.QUIESCE_CONTROL_PLANE.parse("true")).toBe(true);
+  });
+
+  it("follow the named groups, and the endpoint has no trailing slash (evaluated by the Bicep console)", async () => {
+    const bicep = bicepCli();
+    if (!bicep) {
+      console.warn("Bicep CLI not found (scripts/bicep/restore.sh): expressions not evaluated");
+      return;
+    }
+    const shared = await parseBicep(file("shared", "control-plane.bicep"));
+    const main = await parseBicep(file("main.bicep"));
+    const app = await parseBicep(file("core", "function-app.bicep"));
+    // main.bicep: controlPlane = !empty(controlPlaneGroups), controlPlaneGroups = resourceGroupNames(param)
+    const switchFor = (param: string) =>
+      (declaration(main, "controlPlane").namedChild(1)?.text ?? "").replace(
+        /\bcontrolPlaneGroups\b/,
+        `(${inline(shared, "resourceGroupNames", { list: bicepString(param) })})`,
+      );
+    const inputs = ["", " , ,", "rg-web", " RG-Web, rg-lb ,rg-web,", "rg-a,rg-b,rg-c"];
+    const consequence = descendants(
+      declaration(app, "controlPlaneSettings"),
+      "ternary_expression",
+    )[0]?.childForFieldName("consequence") as Node;
+    const endpoint = properties(consequence)
+      .find((p) => p.key === "QUIESCE_ARM_ENDPOINT")
+      ?.value.text.replace(/^withoutTrailingSlash\((.*)\)$/, "$1");
+    const clouds = ["https://management.azure.com/", "https://management.usgovcloudapi.net"];
+    const results = evaluateBicep(bicep, [
+      ...inputs.map((i) => inline(shared, "resourceGroupNames", { list: bicepString(i) })),
+      ...inputs.map(switchFor),
+      ...clouds.map((cloud) =>
+        inline(shared, "withoutTrailingSlash", {
+          url: (endpoint ?? "").replace("environment().resourceManager", bicepString(cloud)),
+        }),
+      ),
+    ]);
+    expect(results.slice(0, inputs.length)).toEqual([
+      [],
+      [],
+      ["rg-web"],
+      ["rg-web", "rg-lb"],
+      ["rg-a", "rg-b", "rg-c"],
+    ]);
+    expect(results.slice(inputs.length, 2 * inputs.length)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
+    expect(results.slice(2 * inputs.length)).toEqual([
+      "https://management.azure.com",
+      "https://management.usgovcloudapi.net",
+    ]);
+    for (const url of results.slice(2 * inputs.length))
+      expect(COORDINATOR_SETTING_FIELDS.QUIESCE_ARM_ENDPOINT.safeParse(url).success).toBe(true);
+  }, 60_000);
+
+  it("take the list from the azd environment (QUIESCE_CONTROL_PLANE_RESOURCE_GROUPS, empty by default)", () => {
+    const parameters = JSON.parse(
+      readFileSync(join(infraDir, "main.parameters.json"), "utf8"),
+    ).parameters;
+    expect(parameters.controlPlaneResourceGroups).toEqual({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: azd's substitution syntax, as written in the file
+      value: "${QUIESCE_CONTROL_PLANE_RESOURCE_GROUPS=}",
+    });
+  });
+});
