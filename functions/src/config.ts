@@ -1,5 +1,5 @@
 import { BooleanText, describeZodError, parseJsonWith } from "@quiesce/protocol";
-import { DEFAULT_POLICIES, PolicySet } from "@quiesce/protocol/policy";
+import { DEFAULT_POLICIES, type Policies, type Policy, PolicySet } from "@quiesce/protocol/policy";
 import { z } from "zod";
 
 /**
@@ -148,7 +148,41 @@ export const CoordinatorSettings = z
         path: ["QUIESCE_WEBHOOK_SECRET"],
         message: "QUIESCE_WEBHOOK_URL and QUIESCE_WEBHOOK_SECRET go together",
       });
+    if (!s.QUIESCE_CONTROL_PLANE)
+      for (const [name, p] of allPolicies(s.QUIESCE_POLICY)) {
+        const needs = [
+          ...(p.loadBalancerDrain.enabled ? ["loadBalancerDrain"] : []),
+          ...p.gates.filter((g) => g.kind === "alertRule").map((g) => `gate ${g.name}`),
+        ];
+        if (needs.length > 0)
+          ctx.addIssue({
+            code: "custom",
+            path: ["QUIESCE_POLICY"],
+            message: `${name} uses ${needs.join(", ")}, which act through Azure Resource Manager: set QUIESCE_CONTROL_PLANE=true (and grant its role, docs/control-plane.md) or remove them`,
+          });
+      }
+  })
+  // Without the control plane, its approval fallback is off whatever the policy says, so the
+  // status API never promises an approval nobody can make.
+  .transform((s) =>
+    s.QUIESCE_CONTROL_PLANE ? s : { ...s, QUIESCE_POLICY: withoutControlPlane(s.QUIESCE_POLICY) },
+  );
+
+function* allPolicies(p: Policies): Iterable<[string, Policy]> {
+  yield ["the default policy", p.default];
+  for (const [cluster, policy] of p.clusters) yield [`cluster ${cluster}'s policy`, policy];
+}
+
+function withoutControlPlane(p: Policies): Policies {
+  const off = (x: Policy): Policy => ({
+    ...x,
+    controlPlaneApproval: { ...x.controlPlaneApproval, mode: "off" },
   });
+  return {
+    default: off(p.default),
+    clusters: new Map([...p.clusters].map(([c, x]) => [c, off(x)])),
+  };
+}
 export type CoordinatorSettings = z.infer<typeof CoordinatorSettings>;
 
 /** Every setting of every mode, by name: for listing them and checking values one by one. */

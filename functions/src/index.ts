@@ -20,7 +20,7 @@ export {
 } from "./local/webhookReceiver";
 export type { Notification } from "./notify/due";
 export { Sinks } from "./notify/sinks";
-export { commitDecision } from "./pipeline/commit";
+export { commitDecision } from "./store";
 export { loadReport, processReport, type ReportOutcome } from "./pipeline/report";
 export { createSweep, type SweepSummary } from "./pipeline/sweep";
 export { ROUTE_PREFIX, ROUTES } from "./routes";

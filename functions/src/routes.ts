@@ -31,6 +31,12 @@ export const ROUTES: readonly Route[] = [
     route: "events/{eventId}/force-approve",
     handler: "forceApprove",
   },
+  {
+    name: "eventForceGate",
+    methods: ["POST"],
+    route: "events/{eventId}/force-gate",
+    handler: "forceGate",
+  },
   { name: "me", methods: ["GET"], route: "me", handler: "me" },
   // The status page: index at /api/ui, its files (and config.json) beside it.
   { name: "page", methods: ["GET"], route: "ui", handler: "page" },

@@ -23,6 +23,7 @@ export interface Handlers {
   hold: Handler;
   release: Handler;
   forceApprove: Handler;
+  forceGate: Handler;
   page: Handler;
   me: Handler;
   sweep: (context?: InvocationContext) => Promise<SweepSummary>;
@@ -39,6 +40,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     hold: withStoreErrors("hold", operatorHandler(deps, "hold")),
     release: withStoreErrors("release", operatorHandler(deps, "release")),
     forceApprove: withStoreErrors("force-approve", operatorHandler(deps, "forceApprove")),
+    forceGate: withStoreErrors("force-gate", operatorHandler(deps, "forceGate")),
     page: pageHandler(deps),
     me: meHandler(deps),
     sweep: createSweep(deps),

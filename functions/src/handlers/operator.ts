@@ -18,10 +18,15 @@ export const OperatorRequest = z.strictObject({
   ttlMinutes: z.number().int().min(1).max(1440).default(60),
 });
 
+/** force-gate names the gate it forces past. */
+export const ForceGateRequest = OperatorRequest.extend({
+  gate: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "gate: the name of one of the policy's gates"),
+});
+
 export type OperatorKind = OperatorAction["kind"];
 
 /**
- * POST /api/events/{eventId}/hold | release | force-approve. Audited: the history of the event
+ * POST /api/events/{eventId}/hold | release | force-approve | force-gate (body names the gate). Audited: the history of the event
  * gets a row naming who did it and why, besides the transition the core records
  * (pipeline/operatorAction.ts). Answers with the event's detail as it now stands.
  */
@@ -31,11 +36,12 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler 
     const parsed = await jsonBody(
       request,
       OPERATOR_BODY_LIMIT,
-      parsedBy(OperatorRequest),
+      parsedBy(kind === "forceGate" ? ForceGateRequest : OperatorRequest),
       "request",
     );
     if (!parsed.ok) return parsed.error;
     const { cluster: bodyCluster, reason, ttlMinutes } = parsed.value;
+    const gate = "gate" in parsed.value ? (parsed.value.gate as string) : "";
 
     const found = await findEvent(
       deps,
@@ -47,7 +53,11 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler 
     const by = principal.display;
     const ttlSeconds = ttlMinutes * 60;
     const action: OperatorAction =
-      kind === "release" ? { kind, by, reason } : { kind, by, reason, ttlSeconds };
+      kind === "release"
+        ? { kind, by, reason }
+        : kind === "forceGate"
+          ? { kind, gate, by, reason, ttlSeconds }
+          : { kind, by, reason, ttlSeconds };
     try {
       await runOperatorAction(deps, cluster, key, action);
     } catch (e) {

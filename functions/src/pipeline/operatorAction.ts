@@ -7,8 +7,7 @@ import {
 import { policyFor } from "@quiesce/protocol/policy";
 import { decisionEffects } from "../effects/derive";
 import { runEffects } from "../effects/run";
-import { counted, withConflictRetry } from "../store";
-import { commitDecision } from "./commit";
+import { commitDecision, counted, withConflictRetry } from "../store";
 import type { PipelineDeps } from "./deps";
 
 /**

@@ -13,12 +13,12 @@ import { decisionEffects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import {
   type ClusterStore,
+  commitDecision,
   counted,
   type Loaded,
   type OpCounts,
   withConflictRetry,
 } from "../store";
-import { commitDecision } from "./commit";
 import type { PipelineDeps } from "./deps";
 
 /**

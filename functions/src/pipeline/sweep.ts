@@ -1,8 +1,7 @@
 import type { InvocationContext } from "@azure/functions";
 import { type ClusterState, tick } from "@quiesce/core";
 import { policyFor } from "@quiesce/protocol/policy";
-import { ConcurrencyConflict, counted, type OpCounts } from "../store";
-import { commitDecision } from "./commit";
+import { ConcurrencyConflict, commitDecision, counted, type OpCounts } from "../store";
 import type { PipelineDeps } from "./deps";
 import { createSweepEffects, type SweepNotifications } from "./sweepEffects";
 

@@ -74,6 +74,16 @@ export function eventView(
           }
         : null,
       failedApprovers: e.failedApprovers,
+      via: e.approvedAt === null ? null : (e.approvedVia ?? "relay"),
+      controlPlane: e.controlPlane
+        ? {
+            attempts: e.controlPlane.attempts,
+            gaveUp: e.controlPlane.gaveUp,
+            lastError: e.controlPlane.lastError
+              ? { ...e.controlPlane.lastError, at: isoTime(e.controlPlane.lastError.at) }
+              : null,
+          }
+        : null,
     },
     hold: e.hold
       ? { ...e.hold, at: isoTime(e.hold.at), expiresAt: isoTime(e.hold.expiresAt) }
@@ -81,9 +91,15 @@ export function eventView(
     forceApprove: e.force
       ? { ...e.force, at: isoTime(e.force.at), expiresAt: isoTime(e.force.expiresAt) }
       : null,
+    gateOverrides: (e.gateOverrides ?? []).map((o) => ({
+      ...o,
+      at: isoTime(o.at),
+      expiresAt: isoTime(o.expiresAt),
+    })),
     waitingFor: why?.waitingFor ?? (isEnded(e) ? `nothing: the event ended (${e.phase})` : null),
     blockers: why?.blockers ?? [],
     drained: why?.drained ?? [],
+    gates: why?.gates ?? [],
   };
 }
 
@@ -95,6 +111,15 @@ export function readinessView(state: ClusterState, key: string): ReadinessView[]
     drain: r.drain,
     recover: r.recover,
     updatedAt: isoTime(r.updatedAt),
+    loadBalancer: r.loadBalancer
+      ? {
+          state: r.loadBalancer.state,
+          since: isoTime(r.loadBalancer.since),
+          downAt: iso(r.loadBalancer.downAt),
+          error: r.loadBalancer.error,
+          pools: r.loadBalancer.pools,
+        }
+      : null,
   }));
 }
 

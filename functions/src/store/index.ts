@@ -1,5 +1,6 @@
 export * from "./clusterStore";
 export * from "./codec";
+export * from "./commitDecision";
 export * from "./keys";
 export * from "./open";
 export * from "./retry";

@@ -28,6 +28,8 @@ export const METRICS = {
   unreadableRows: "quiesce.store.unreadable_rows",
   notifications: "quiesce.notifications",
   alerts: "quiesce.alerts",
+  controlPlane: "quiesce.controlplane.calls",
+  controlPlaneDuration: "quiesce.controlplane.duration",
 } as const;
 
 export type ReportOutcome = "applied" | "stale" | "rejected" | "unavailable";
@@ -45,6 +47,8 @@ export class Telemetry {
   private readonly unreadableRows;
   private readonly notifications;
   private readonly alerts;
+  private readonly controlPlaneCalls;
+  private readonly controlPlaneDuration;
   /** Snapshots the sweep refreshes; the observable gauges read them at export time. */
   private readonly coverageByCluster = new Map<string, Coverage>();
   private readonly blockersByCluster = new Map<string, Record<string, number>>();
@@ -86,6 +90,15 @@ export class Telemetry {
     });
     this.notifications = meter.createCounter(METRICS.notifications, {
       description: "Notification deliveries: delivered, retried, dropped",
+    });
+    this.controlPlaneCalls = meter.createCounter(METRICS.controlPlane, {
+      description:
+        "Control-plane actions through Azure Resource Manager, by operation and outcome (ok or ARM's error code)",
+    });
+    this.controlPlaneDuration = meter.createHistogram(METRICS.controlPlaneDuration, {
+      description:
+        "Time of a control-plane action through Azure Resource Manager, retries included",
+      unit: "ms",
     });
     this.alerts = meter.createCounter(METRICS.alerts, {
       description:
@@ -179,6 +192,12 @@ export class Telemetry {
     outcome: "delivered" | "retried" | "dropped",
   ): void {
     this.notifications.add(1, { cluster, kind, sink, outcome });
+  }
+
+  /** A control-plane action: acknowledge, loadBalancerDown, loadBalancerRestore, gate. */
+  controlPlane(cluster: string, operation: string, outcome: string, ms: number): void {
+    this.controlPlaneCalls.add(1, { cluster, operation, outcome });
+    if (outcome === "ok") this.controlPlaneDuration.record(ms, { cluster, operation });
   }
 
   alert(cluster: string, kind: NotificationKind): void {

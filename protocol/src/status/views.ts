@@ -53,12 +53,29 @@ export const EventView = z.object({
     approvedBy: z.string().nullable(),
     lease: z.object({ holder: z.string(), expiresAt: Time, attempt: z.number() }).nullable(),
     failedApprovers: z.array(z.string()),
+    /** Who approved: a relay's StartRequests, or the control plane through ARM. */
+    via: z.enum(["relay", "controlPlane"]).nullable().default(null),
+    /** The control plane's attempts at this event (docs/control-plane.md); null: none. */
+    controlPlane: z
+      .object({
+        attempts: z.number(),
+        gaveUp: z.boolean(),
+        lastError: z
+          .object({ status: z.number(), code: z.string(), message: z.string(), at: Time })
+          .nullable(),
+      })
+      .nullable()
+      .default(null),
   }),
   hold: OverrideView.nullable(),
   forceApprove: OverrideView.nullable(),
+  /** Operators' forces past single gates. */
+  gateOverrides: z.array(OverrideView.extend({ gate: z.string() })).default([]),
   waitingFor: z.string().nullable(),
   blockers: z.array(BlockerView),
   drained: z.array(z.string()),
+  /** Gates failing at their last evaluation, while the event is Ready. */
+  gates: z.array(z.object({ name: z.string(), detail: z.string() })).default([]),
 });
 export type EventView = z.infer<typeof EventView>;
 
@@ -177,6 +194,19 @@ export const ReadinessView = z.object({
   drain: HookRunView.nullable(),
   recover: HookRunView.nullable(),
   updatedAt: Time,
+  /** Load-balancer drain of this VM for this event (policy loadBalancerDrain); null: none. */
+  loadBalancer: z
+    .object({
+      state: z.string(),
+      since: Time,
+      downAt: OptionalTime,
+      error: z.string().nullable(),
+      pools: z.array(
+        z.object({ poolId: z.string(), ipConfigurationId: z.string(), previous: z.string() }),
+      ),
+    })
+    .nullable()
+    .default(null),
 });
 export type ReadinessView = z.infer<typeof ReadinessView>;
 

@@ -1,5 +1,6 @@
 import { type ClusterState, type Decision, isEnded } from "@quiesce/core";
-import type { AuditEntry, ClusterStore, Loaded } from "../store";
+import type { AuditEntry, ClusterStore } from "./clusterStore";
+import type { Loaded } from "./loaded";
 
 /**
  * Commit: the rows the decision changed, under the ETags they were read with (store/decisionWriter.ts).

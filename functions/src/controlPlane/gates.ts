@@ -1,0 +1,70 @@
+import { type ClusterState, type GateVerdict, liveRelaysVerdicts } from "@quiesce/core";
+import type { Gate, Policy } from "@quiesce/protocol/policy";
+import { type ControlPlanePorts, describeProblem, type HttpProbe } from "./ports";
+
+/** An HTTP or alert-rule verdict is reused for this long per instance (a burst of reports probes once). */
+const CACHE_MS = 5_000;
+
+/**
+ * Evaluates a cluster's safety gates for the core (core/src/gates.ts): HTTP probes and alert
+ * rules over the network, live relays over `state`, which must hold every member of the cluster
+ * and the readiness rows of its active events (a sweep's load). Never throws: a gate that cannot
+ * be evaluated fails, saying why.
+ */
+export class GateEvaluator {
+  private readonly cache = new Map<string, { at: number; verdict: GateVerdict }>();
+
+  constructor(
+    private readonly probe: HttpProbe,
+    private readonly ports: ControlPlanePorts | null,
+    private readonly now: () => number,
+  ) {}
+
+  async evaluate(state: ClusterState, policy: Policy): Promise<GateVerdict[]> {
+    const now = this.now();
+    const verdicts = await Promise.all(
+      policy.gates.map(async (gate): Promise<GateVerdict[]> => {
+        if (gate.kind === "liveRelays") return liveRelaysVerdicts(state, now, policy, gate);
+        return [await this.cached(state.cluster, gate, now)];
+      }),
+    );
+    return verdicts.flat();
+  }
+
+  private async cached(cluster: string, gate: Exclude<Gate, { kind: "liveRelays" }>, now: number) {
+    const key = `${cluster}\u0000${JSON.stringify(gate)}`;
+    const hit = this.cache.get(key);
+    if (hit && now - hit.at < CACHE_MS) return hit.verdict;
+    const verdict = await this.check(gate).catch(
+      (e: unknown): GateVerdict => ({
+        name: gate.name,
+        pass: false,
+        detail: `could not be evaluated: ${(e as Error).message}`,
+      }),
+    );
+    this.cache.set(key, { at: now, verdict });
+    return verdict;
+  }
+
+  private async check(gate: Exclude<Gate, { kind: "liveRelays" }>): Promise<GateVerdict> {
+    if (gate.kind === "http") return { name: gate.name, ...(await this.probe(gate)) };
+    if (!this.ports)
+      return {
+        name: gate.name,
+        pass: false,
+        detail: "the control plane is off (QUIESCE_CONTROL_PLANE): alert rules cannot be read",
+      };
+    const firing = await this.ports.alertFiring(gate.alertRuleId);
+    if (!firing.ok)
+      return {
+        name: gate.name,
+        pass: false,
+        detail: `could not read its alerts: ${describeProblem(firing.error)}`,
+      };
+    return {
+      name: gate.name,
+      pass: !firing.value,
+      detail: firing.value ? "alert rule is firing" : "alert rule is not firing",
+    };
+  }
+}

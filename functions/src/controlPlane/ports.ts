@@ -1,0 +1,53 @@
+import type { AdminState } from "@quiesce/core";
+import type { Result } from "@quiesce/protocol";
+import type { VmIdentity } from "@quiesce/protocol/imds";
+import type { Gate } from "@quiesce/protocol/policy";
+
+/**
+ * What the control plane needs from Azure, as the executor sees it: one port per operation,
+ * implemented over the ARM client (arm.ts). Kept this narrow so the decisions around each call
+ * (claim, record, retry) read without the HTTP, and so the executor is tested against the
+ * fabric simulator's ARM through the real client.
+ */
+export interface ArmProblem {
+  /** HTTP status; 0 when no answer came (network, timeout). */
+  status: number;
+  /** ARM's error.code, or the client's own (NetworkError, Timeout, InvalidResponse). */
+  code: string;
+  message: string;
+}
+
+export type ArmOutcome<T> = Result<T, ArmProblem>;
+
+export interface BackendAddress {
+  poolId: string;
+  ipConfigurationId: string;
+}
+
+export interface ControlPlanePorts {
+  /** Acknowledge an event on the right scope for this VM; answers the scope it used. */
+  acknowledge(vm: VmIdentity, eventId: string): Promise<ArmOutcome<{ scope: string }>>;
+  /** The backend addresses of the VM's NIC ip configurations in load balancer pools. */
+  backendAddresses(vm: VmIdentity): Promise<ArmOutcome<BackendAddress[]>>;
+  adminState(address: BackendAddress): Promise<ArmOutcome<AdminState>>;
+  /** Sets the admin state; with `onlyIf`, only when it currently is that (else leaves it). */
+  setAdminState(
+    address: BackendAddress,
+    state: AdminState,
+    onlyIf?: AdminState,
+  ): Promise<ArmOutcome<{ before: AdminState; after: AdminState }>>;
+  /** Whether an Azure Monitor alert of this rule is firing (Fired, not Closed). */
+  alertFiring(alertRuleId: string): Promise<ArmOutcome<boolean>>;
+}
+
+/** The HTTP gate's probe; it needs no ARM (only the managed identity for a bearer). */
+export type HttpProbe = (
+  gate: Extract<Gate, { kind: "http" }>,
+) => Promise<{ pass: boolean; detail: string }>;
+
+/** ARM refused for good: a retry of the same call cannot succeed (429, 5xx and no answer can). */
+export const isPermanent = (p: ArmProblem): boolean =>
+  p.status >= 400 && p.status < 500 && p.status !== 429 && p.status !== 408;
+
+export const describeProblem = (p: ArmProblem): string =>
+  `ARM ${p.status || "request"} ${p.code}: ${p.message}`;
