@@ -1,0 +1,55 @@
+import { z } from "zod";
+
+/**
+ * What a failed ARM call says, whatever failed: `status` is the HTTP status (0 when no answer
+ * came), `code` ARM's `error.code` when it sent one (`AuthorizationFailed`, `ResourceNotFound`,
+ * `Conflict`, ...) or one of ours: `NetworkError`, `Timeout`, `InvalidResponse` (an answer that
+ * does not parse, or is too large), `CredentialUnavailable` (no token), `HttpError<status>` (an
+ * error answer without ARM's error body), `InvalidRequest` (a path off the endpoint),
+ * `InvalidResourceId`, `BackendAddressNotFound`.
+ */
+export interface ArmError {
+  status: number;
+  code: string;
+  message: string;
+  /** How many HTTP requests the call made (0 when it failed before sending one). */
+  attempts: number;
+  /** When the server asked for more time than the call had left: retry no sooner than this. */
+  retryAfterMs?: number;
+  /** ARM's `x-ms-request-id`, for a support ticket. */
+  requestId?: string;
+}
+
+// ARM's common error shape is {"error":{"code","message"}}; some resource providers answer
+// with the code and message at the top level instead.
+const Wrapped = z.object({
+  error: z.looseObject({ code: z.string(), message: z.string().optional() }),
+});
+const TopLevel = z.looseObject({ code: z.string(), message: z.string().optional() });
+
+/** The code and message of an error answer's body; `HttpError<status>` and a bounded excerpt otherwise. */
+export function errorBody(status: number, text: string): { code: string; message: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const wrapped = Wrapped.safeParse(json);
+  if (wrapped.success)
+    return { code: wrapped.data.error.code, message: wrapped.data.error.message ?? "" };
+  const top = TopLevel.safeParse(json);
+  if (top.success) return { code: top.data.code, message: top.data.message ?? "" };
+  return { code: `HttpError${status}`, message: excerpt(text) };
+}
+
+/** At most 300 characters on one line: enough to recognise a proxy's error page, not to flood a log. */
+export function excerpt(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/** An ArmError made here (not from an answer): a bad id, a missing address, no token. */
+export function localError(code: string, message: string, attempts = 0): ArmError {
+  return { status: 0, code, message, attempts };
+}
