@@ -8,6 +8,7 @@ import { electable, tryElect } from "./elect";
 import { DELETES_VMS } from "./eventTypes";
 import { checkGates, type EvaluationInputs } from "./gates";
 import { isLive } from "./liveness";
+import { restoresOwed } from "./loadBalancer";
 import {
   type ClusterState,
   type EventRecord,
@@ -170,8 +171,15 @@ function nextPhase(
     if (!wasStarted)
       return { phase: "Cancelled", reason: "left the document while still Scheduled" };
     const owed = recoversOwed(state, e, now, policy);
-    if (owed.length > 0 && now - e.leftAt < policy.recoverTimeoutSeconds * 1000)
-      return { phase: "Recovering", reason: "left the document; recover hooks running" };
+    const lbOwed = restoresOwed(state, e);
+    if (owed.length + lbOwed.length > 0 && now - e.leftAt < policy.recoverTimeoutSeconds * 1000)
+      return {
+        phase: "Recovering",
+        reason:
+          owed.length > 0
+            ? "left the document; recover hooks running"
+            : "left the document; putting VMs back in their load balancers",
+      };
     return {
       phase: "Completed",
       reason:

@@ -1,6 +1,7 @@
 import type { Policy } from "@quiesce/protocol/policy";
 import { activeOverride, decideApproval, eventsInFlight, unreadableInFlight } from "./approval";
 import { describeGates, recoversOwed } from "./evaluate";
+import { restoresOwed } from "./loadBalancer";
 import type { ClusterState, EventRecord } from "./state";
 import type { Explanation } from "./types";
 
@@ -72,7 +73,11 @@ export function explain(
       break;
     case "Recovering": {
       const owed = recoversOwed(state, e, now, policy);
-      waitingFor = `recover hooks on ${owed.join(", ")}`;
+      const lb = restoresOwed(state, e);
+      waitingFor = [
+        ...(owed.length > 0 ? [`recover hooks on ${owed.join(", ")}`] : []),
+        ...(lb.length > 0 ? [`admin state restored on ${lb.join(", ")}'s load balancers`] : []),
+      ].join("; ");
       break;
     }
     default:

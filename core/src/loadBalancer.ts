@@ -204,3 +204,20 @@ export function recordLoadBalancerStep(
     transitions: [{ eventKey, at: now, from: e.phase, to: e.phase, reason, vm: row.vmName }],
   };
 }
+
+/**
+ * VMs of an event that left the document whose admin state is still to be put back (the event
+ * stays Recovering for them, within the recover timeout): not for a VM whose recover hook failed,
+ * which stays out of its load balancer for an operator to look at.
+ */
+export function restoresOwed(state: ClusterState, e: EventRecord): string[] {
+  if (DELETES_VMS.has(e.eventType)) return [];
+  return Object.values(state.readiness[e.key] ?? {})
+    .filter(
+      (r) =>
+        r.loadBalancer &&
+        ["goingDown", "down", "restoring"].includes(r.loadBalancer.state) &&
+        r.recover?.status !== "failed",
+    )
+    .map((r) => r.vmName);
+}

@@ -1,12 +1,15 @@
-import { ManagedIdentityCredential } from "@azure/identity";
+import { ManagedIdentityCredential, type TokenCredential } from "@azure/identity";
 import { type Meter, metrics } from "@opentelemetry/api";
 import { type Clock, systemClock } from "@quiesce/protocol";
+import { createArmClient, createPooledAgent, probeHttp } from "./arm";
 import {
   createAuthenticator,
   createGraphIdentityResolver,
   type ManagedIdentityResolver,
 } from "./auth";
 import type { CoordinatorSettings } from "./config";
+import { ControlPlane } from "./controlPlane";
+import { createArmPorts } from "./controlPlane/armPorts";
 import { createHandlers, type HandlerDeps, type Handlers } from "./handlers";
 import { DEFAULT_BACKOFF } from "./notify/backoff";
 import { Notifier } from "./notify/notifier";
@@ -36,36 +39,71 @@ export async function createCoordinator(
     meter?: Meter;
     /** Draws for the retry jitter (tests pin it). */
     random?: () => number;
+    /**
+     * The app's identity for Azure Resource Manager and gate bearers; defaults to its managed
+     * identity (QUIESCE_STORAGE_CLIENT_ID when user-assigned).
+     */
+    credential?: TokenCredential;
   } = {},
 ): Promise<Coordinator> {
   const telemetry = new Telemetry(opts.meter ?? metrics.getMeter(METER_NAME));
   const clock = opts.clock ?? systemClock;
   const store = openStore(settings, clock, telemetry.table);
   const outbox = new Outbox(openOutboxTable(settings, telemetry.table));
+  // One pooled keep-alive Agent for every outbound call: webhooks, ARM, HTTP gates.
+  const dispatcher = createPooledAgent();
   await Promise.all([store.init(), outbox.init()]);
   const notifier = new Notifier({
     outbox,
-    sinks: new Sinks({
-      ...(settings.QUIESCE_TEAMS_WEBHOOK_URL
-        ? { teamsUrl: settings.QUIESCE_TEAMS_WEBHOOK_URL }
-        : {}),
-      ...(settings.QUIESCE_SLACK_WEBHOOK_URL
-        ? { slackUrl: settings.QUIESCE_SLACK_WEBHOOK_URL }
-        : {}),
-      ...(settings.QUIESCE_WEBHOOK_URL ? { webhookUrl: settings.QUIESCE_WEBHOOK_URL } : {}),
-      ...(settings.QUIESCE_WEBHOOK_SECRET
-        ? { webhookSecret: settings.QUIESCE_WEBHOOK_SECRET }
-        : {}),
-    }),
+    sinks: new Sinks(
+      {
+        ...(settings.QUIESCE_TEAMS_WEBHOOK_URL
+          ? { teamsUrl: settings.QUIESCE_TEAMS_WEBHOOK_URL }
+          : {}),
+        ...(settings.QUIESCE_SLACK_WEBHOOK_URL
+          ? { slackUrl: settings.QUIESCE_SLACK_WEBHOOK_URL }
+          : {}),
+        ...(settings.QUIESCE_WEBHOOK_URL ? { webhookUrl: settings.QUIESCE_WEBHOOK_URL } : {}),
+        ...(settings.QUIESCE_WEBHOOK_SECRET
+          ? { webhookSecret: settings.QUIESCE_WEBHOOK_SECRET }
+          : {}),
+      },
+      dispatcher,
+    ),
     observer: telemetry,
     clock,
     backoff: { ...DEFAULT_BACKOFF, deadlineMs: settings.QUIESCE_NOTIFY_DEADLINE_MINUTES * 60_000 },
     ...(opts.random ? { random: opts.random } : {}),
     log: (level, message) => console[level](message),
   });
+  const credential = opts.credential ?? managedIdentity(settings);
+  const arm = settings.QUIESCE_CONTROL_PLANE
+    ? createArmClient({
+        endpoint: settings.QUIESCE_ARM_ENDPOINT,
+        credential,
+        dispatcher,
+        clock,
+        ...(opts.random ? { random: opts.random } : {}),
+      })
+    : null;
+  const controlPlane = new ControlPlane(
+    { store, clock, telemetry, ...(opts.retry ? { retry: opts.retry } : {}) },
+    arm ? createArmPorts(arm) : null,
+    (gate) =>
+      probeHttp(
+        {
+          url: gate.url,
+          expectStatus: gate.expectStatus,
+          timeoutMs: gate.timeoutSeconds * 1000,
+          ...(gate.bearerScope ? { bearerScope: gate.bearerScope } : {}),
+        },
+        { credential, dispatcher },
+      ),
+  );
   const deps: HandlerDeps = {
     telemetry,
     notifier,
+    controlPlane,
     store,
     authenticator: createAuthenticator(settings, {
       ...(opts.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
@@ -88,11 +126,15 @@ function identityResolverFor(
 ): { identityResolver?: ManagedIdentityResolver } {
   if (given) return { identityResolver: given };
   if (settings.QUIESCE_AUTH_MODE !== "entra") return {};
-  const clientId = settings.QUIESCE_STORAGE_CLIENT_ID;
   return {
     identityResolver: createGraphIdentityResolver({
-      credential: new ManagedIdentityCredential(clientId ? { clientId } : undefined),
+      credential: managedIdentity(settings),
       graphUrl: settings.QUIESCE_GRAPH_URL,
     }),
   };
+}
+
+function managedIdentity(settings: CoordinatorSettings): TokenCredential {
+  const clientId = settings.QUIESCE_STORAGE_CLIENT_ID;
+  return new ManagedIdentityCredential(clientId ? { clientId } : undefined);
 }

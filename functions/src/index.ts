@@ -20,10 +20,10 @@ export {
 } from "./local/webhookReceiver";
 export type { Notification } from "./notify/due";
 export { Sinks } from "./notify/sinks";
-export { commitDecision } from "./store";
 export { loadReport, processReport, type ReportOutcome } from "./pipeline/report";
 export { createSweep, type SweepSummary } from "./pipeline/sweep";
 export { ROUTE_PREFIX, ROUTES } from "./routes";
 export * from "./store";
+export { commitDecision } from "./store";
 export { localMetrics, type Point, pointsNamed } from "./telemetry/local";
 export { METRICS } from "./telemetry/metrics";

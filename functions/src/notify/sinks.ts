@@ -1,6 +1,6 @@
 import type { Result } from "@quiesce/protocol";
 import type { NotificationSink } from "@quiesce/protocol/policy";
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher, request } from "undici";
 import type { Notification } from "./due";
 import {
   DELIVERY_HEADER,
@@ -41,16 +41,21 @@ export const SEND_TIMEOUT_MS = 10_000;
  * timeouts. Error texts name the sink and the failure, never the URL: webhook URLs are secrets.
  */
 export class Sinks {
-  private readonly agent = new Agent({
-    connections: 8,
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 120_000,
-    connect: { timeout: 5_000 },
-    headersTimeout: SEND_TIMEOUT_MS,
-    bodyTimeout: SEND_TIMEOUT_MS,
-  });
-
-  constructor(private readonly secrets: SinkSecrets) {}
+  /**
+   * @param agent the coordinator's one pooled Agent for outbound HTTP (ARM, gates, webhooks);
+   *   each send is bounded by its own signal, whatever the agent's timeouts.
+   */
+  constructor(
+    private readonly secrets: SinkSecrets,
+    private readonly agent: Dispatcher = new Agent({
+      connections: 8,
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 120_000,
+      connect: { timeout: 5_000 },
+      headersTimeout: SEND_TIMEOUT_MS,
+      bodyTimeout: SEND_TIMEOUT_MS,
+    }),
+  ) {}
 
   configured(): NotificationSink[] {
     const out: NotificationSink[] = [];

@@ -1,5 +1,6 @@
 import type { Clock } from "@quiesce/protocol";
 import type { CoordinatorSettings } from "../config";
+import type { ControlPlane } from "../controlPlane";
 import type { Notifier } from "../notify/notifier";
 import type { ClusterStore, RetryOptions } from "../store";
 import type { Telemetry } from "../telemetry/metrics";
@@ -12,4 +13,6 @@ export interface PipelineDeps {
   retry?: RetryOptions;
   telemetry: Telemetry;
   notifier: Notifier;
+  /** Safety gates and the actions through Azure Resource Manager (docs/control-plane.md). */
+  controlPlane: ControlPlane;
 }

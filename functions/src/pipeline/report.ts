@@ -2,6 +2,7 @@ import {
   applyReport,
   type ClusterState,
   type Decision,
+  type EvaluationInputs,
   memberKey,
   needsClusterEvents,
   reportScope,
@@ -61,7 +62,7 @@ export async function processReport(
       const own = await loadReport(deps.store, report);
       const now = deps.clock.now();
       const decided = decide(own, report, now, policy);
-      const { loaded, decision } = await electApprover(deps.store, decided, report, now, policy);
+      const { loaded, decision } = await electApprover(deps, decided, report, now, policy);
       firstBefore ??= loaded.state;
       await commitDecision(deps.store, loaded, decision, { reporter });
       // From what storage held before this report: an answer alone proves no durability.
@@ -116,8 +117,14 @@ export async function loadReport(
 }
 
 /** Decide: the core's answer to the report, on what was loaded. */
-function decide(loaded: Loaded, report: RelayReport, now: number, policy: Policy): Decided {
-  return { loaded, decision: applyReport(loaded.state, report, now, policy) };
+function decide(
+  loaded: Loaded,
+  report: RelayReport,
+  now: number,
+  policy: Policy,
+  inputs?: EvaluationInputs,
+): Decided {
+  return { loaded, decision: applyReport(loaded.state, report, now, policy, inputs) };
 }
 
 /**
@@ -127,14 +134,32 @@ function decide(loaded: Loaded, report: RelayReport, now: number, policy: Policy
  * into the same load and the report is decided again on them; otherwise the first decision stands.
  */
 async function electApprover(
-  store: ClusterStore,
+  deps: PipelineDeps,
   decided: Decided,
   report: RelayReport,
   now: number,
   policy: Policy,
 ): Promise<Decided> {
   if (!needsClusterEvents(decided.loaded.state, decided.decision.state)) return decided;
-  return decide(await store.addClusterEvents(decided.loaded), report, now, policy);
+  const loaded = await deps.store.addClusterEvents(decided.loaded);
+  return decide(loaded, report, now, policy, await gateInputs(deps, loaded, policy));
+}
+
+/**
+ * The safety gates' verdicts for an election (controlPlane/gates.ts): none to give without gates.
+ * A live-relays gate counts every member of the cluster, which a report's load does not hold, so
+ * it reads the whole cluster (only here: an event is Ready and the cluster has such a gate).
+ */
+async function gateInputs(
+  deps: PipelineDeps,
+  loaded: Loaded,
+  policy: Policy,
+): Promise<EvaluationInputs> {
+  if (policy.gates.length === 0) return {};
+  const whole = policy.gates.some((g) => g.kind === "liveRelays")
+    ? (await deps.store.loadCluster(loaded.state.cluster)).state
+    : loaded.state;
+  return { gates: await deps.controlPlane.gates.evaluate(whole, policy) };
 }
 
 /** Nothing in its document, no hooks, no approvals: its member may come from the idle cache. */

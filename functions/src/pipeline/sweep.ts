@@ -1,6 +1,7 @@
 import type { InvocationContext } from "@azure/functions";
-import { type ClusterState, tick } from "@quiesce/core";
-import { policyFor } from "@quiesce/protocol/policy";
+import { type ClusterState, type EvaluationInputs, isEnded, tick } from "@quiesce/core";
+import { type Policy, policyFor } from "@quiesce/protocol/policy";
+import type { ControlPlaneSummary } from "../controlPlane";
 import { ConcurrencyConflict, commitDecision, counted, type OpCounts } from "../store";
 import type { PipelineDeps } from "./deps";
 import { createSweepEffects, type SweepNotifications } from "./sweepEffects";
@@ -17,6 +18,8 @@ export interface SweepSummary {
   historyPurged: number;
   /** Notifications queued and delivery outcomes of this round (and coverage alerts raised). */
   notifications: SweepNotifications;
+  /** What the control plane did through ARM this round (docs/control-plane.md). */
+  controlPlane: ControlPlaneSummary;
   ops: OpCounts;
 }
 
@@ -37,15 +40,18 @@ export function createSweep(deps: PipelineDeps) {
       const clusters = await deps.store.clustersToSweep(now - eventRetentionMs);
       let changed = 0;
       let forgotten = 0;
+      const controlPlane = { acknowledged: 0, failed: 0, takenDown: 0, restored: 0 };
       const skipped: string[] = [];
       const ticked = new Map<string, ClusterState>();
       for (const cluster of clusters) {
         const loaded = await deps.store.loadCluster(cluster);
         const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
-        const d = tick(loaded.state, deps.clock.now(), policy, { eventRetentionMs });
+        const inputs = await sweepGateInputs(deps, loaded.state, policy);
+        const d = tick(loaded.state, deps.clock.now(), policy, { eventRetentionMs, inputs });
         ticked.set(cluster, loaded.state);
         if (d.state === loaded.state && d.forget.length === 0 && d.transitions.length === 0) {
           effects.afterTick(loaded.state, d, policy);
+          await runControlPlane(deps, d.state, policy, controlPlane, context);
           continue;
         }
         try {
@@ -57,7 +63,9 @@ export function createSweep(deps: PipelineDeps) {
         } catch (e) {
           if (!(e instanceof ConcurrencyConflict)) throw e;
           skipped.push(cluster); // a report wrote meanwhile and re-evaluated; next round catches up
+          continue;
         }
+        await runControlPlane(deps, d.state, policy, controlPlane, context);
       }
       const notifications = await effects.afterSweep(ticked).catch((e: unknown) => {
         context?.warn(`sweep: notifications and coverage: ${(e as Error).message}`);
@@ -77,6 +85,7 @@ export function createSweep(deps: PipelineDeps) {
         forgotten,
         historyPurged,
         notifications,
+        controlPlane,
       };
     });
     const summary = { ...value, ops };
@@ -86,4 +95,37 @@ export function createSweep(deps: PipelineDeps) {
       );
     return summary;
   };
+}
+
+/** Gates are evaluated only while an event of the cluster may still need an approval. */
+async function sweepGateInputs(
+  deps: PipelineDeps,
+  state: ClusterState,
+  policy: Policy,
+): Promise<EvaluationInputs> {
+  if (policy.gates.length === 0) return {};
+  const waiting = Object.values(state.events).some((e) => !isEnded(e) && e.approvedAt === null);
+  return waiting ? { gates: await deps.controlPlane.gates.evaluate(state, policy) } : {};
+}
+
+/**
+ * The ARM calls the tick made due, after its commit: a failure is recorded on the event by the
+ * control plane itself; one it could not even record is logged and left to the next sweep.
+ */
+async function runControlPlane(
+  deps: PipelineDeps,
+  state: ClusterState,
+  policy: Policy,
+  into: ControlPlaneSummary,
+  context?: InvocationContext,
+): Promise<void> {
+  try {
+    const r = await deps.controlPlane.runDue(state, policy);
+    into.acknowledged += r.acknowledged;
+    into.failed += r.failed;
+    into.takenDown += r.takenDown;
+    into.restored += r.restored;
+  } catch (e) {
+    context?.warn(`sweep: control plane in ${state.cluster}: ${(e as Error).message}`);
+  }
 }
