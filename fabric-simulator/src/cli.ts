@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { parseJsonWith } from "@quiesce/protocol";
 import { parseCliArgs, USAGE } from "./cliArgs";
 import { startFabricSimulator } from "./simulator";
-import { defaultTopology, generateTopology, Topology } from "./topology";
+import { defaultTopology, generateTopology } from "./topologies";
+import { Topology } from "./topology";
 
 /** Run the fabric simulator on its own, so a real relay (and its drain hooks) can be pointed at it. */
 async function main(): Promise<void> {

@@ -1,6 +1,14 @@
 import { parseJsonWith } from "@quiesce/protocol";
 import { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { z } from "zod";
+import type {
+  ArmFaultInput,
+  FireAlertInput,
+  GrantInput,
+  RegisterIdentityInput,
+  RevokeInput,
+} from "./arm/commands";
+import type { AdminState } from "./armTopology";
 import {
   AddedGroupsAnswer,
   ClearedAnswer,
@@ -13,8 +21,19 @@ import {
   TimelineAnswer,
   TopologyAnswer,
 } from "./control/answers";
+import {
+  AlertAnswer,
+  ArmFaultAnswer,
+  ArmInfoAnswer,
+  ArmRequestAnswer,
+  HealthAnswer,
+  IdentityAnswer,
+  LoadBalancerAnswer,
+  RevokedAnswer,
+  RoleAssignmentAnswer,
+} from "./control/armAnswers";
+import { FabricControlError } from "./controlResult";
 import type { InjectFaultInput, ScheduleEventInput } from "./model/commands";
-import { FabricControlError } from "./simulator";
 import type { GroupRecord, GroupSpec, TopologyInput, VmRecord } from "./topology";
 
 export interface TopologyView {
@@ -93,4 +112,43 @@ export class FabricControlClient {
     );
   timeline = (since = 0) => this.call(TimelineAnswer, "GET", `/timeline?since=${since}`);
   reset = () => this.call(OkAnswer, "POST", "/reset");
+
+  // The loopback Azure Resource Manager and the Azure around the VMs.
+
+  /** Where ARM and its managed-identity token endpoint listen, and the identity's ids. */
+  arm = () => this.call(ArmInfoAnswer, "GET", "/arm");
+  armRequests = (since = 0) =>
+    this.call(z.array(ArmRequestAnswer), "GET", `/arm/requests?since=${since}`);
+  armFaults = () => this.call(z.array(ArmFaultAnswer), "GET", "/arm/faults");
+  injectArmFault = (fault: ArmFaultInput) =>
+    this.call(ArmFaultAnswer, "POST", "/arm/faults", fault);
+  clearArmFaults = () => this.call(ClearedAnswer, "DELETE", "/arm/faults");
+  roleAssignments = () => this.call(z.array(RoleAssignmentAnswer), "GET", "/arm/roleAssignments");
+  grant = (assignment: GrantInput) =>
+    this.call(RoleAssignmentAnswer, "POST", "/arm/roleAssignments", assignment);
+  revoke = ({ principalId, scope }: RevokeInput) =>
+    this.call(
+      RevokedAnswer,
+      "DELETE",
+      `/arm/roleAssignments?principalId=${encodeURIComponent(principalId)}${scope === undefined ? "" : `&scope=${encodeURIComponent(scope)}`}`,
+    );
+  identities = () => this.call(z.array(IdentityAnswer), "GET", "/arm/identities");
+  registerIdentity = (identity: RegisterIdentityInput) =>
+    this.call(IdentityAnswer, "POST", "/arm/identities", identity);
+  loadBalancers = () => this.call(z.array(LoadBalancerAnswer), "GET", "/loadBalancers");
+  setAdminState = (loadBalancer: string, pool: string, vm: string, adminState: AdminState) =>
+    this.call(
+      LoadBalancerAnswer,
+      "POST",
+      `/loadBalancers/${encodeURIComponent(loadBalancer)}/pools/${encodeURIComponent(pool)}/adminState`,
+      { vm, adminState },
+    );
+  alerts = () => this.call(z.array(AlertAnswer), "GET", "/alerts");
+  fireAlert = (rule: string, options: Omit<FireAlertInput, "rule"> = {}) =>
+    this.call(AlertAnswer, "POST", `/alerts/${encodeURIComponent(rule)}/fire`, options);
+  resolveAlert = (rule: string) =>
+    this.call(AlertAnswer, "POST", `/alerts/${encodeURIComponent(rule)}/resolve`);
+  healthEndpoints = () => this.call(z.array(HealthAnswer), "GET", "/gates");
+  setHealth = (name: string, status: number) =>
+    this.call(HealthAnswer, "POST", `/gates/${encodeURIComponent(name)}`, { status });
 }

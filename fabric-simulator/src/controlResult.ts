@@ -36,3 +36,25 @@ export function parseCommand<S extends z.ZodType>(
 /** A model transition as the control API answers it: the value, or the refusal. */
 export const lift = <T>(o: Outcome<T>): ControlResult<T> =>
   o.ok ? { ok: true, value: o.value.value } : o;
+
+/** A thrown control failure of the in-process API (the HTTP API answers the same as status + JSON). */
+export class FabricControlError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly issues?: ReadonlyArray<{ path: string; message: string }>,
+  ) {
+    super(
+      issues?.length
+        ? `${message}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`
+        : message,
+    );
+    this.name = "FabricControlError";
+  }
+}
+
+/** The in-process API's way to report a control failure: throw it. */
+export function unwrap<T>(r: ControlResult<T>): T {
+  if (r.ok) return r.value;
+  throw new FabricControlError(r.error.status, r.error.message, r.error.issues);
+}

@@ -14,8 +14,10 @@ import {
 } from "./model/commands";
 import { renderDocument, type ScheduledEventsApiVersion } from "./model/document";
 import {
+  acknowledgeFromControlPlane,
   addGroups,
   advance,
+  type ControlPlaneAcknowledge,
   cancelEvent,
   changeResources,
   clearFaults,
@@ -257,6 +259,13 @@ export class FabricEngine {
     body: StartRequestsBody,
   ): ControlResult<ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>> {
     return this.apply((s, at) => startRequests(s, vm, body, at));
+  }
+
+  /** ARM side: the Maintenance RP's acknowledge, through the same approval path as StartRequests. */
+  acknowledge(
+    cmd: ControlPlaneAcknowledge,
+  ): ControlResult<ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>> {
+    return this.apply((s, at) => acknowledgeFromControlPlane(s, cmd, at));
   }
 
   /** IMDS side: whether this request hits an injected fault (and count it against the fault). */

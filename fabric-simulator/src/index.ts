@@ -1,7 +1,21 @@
+export type { ArmApi, AzureSurroundings } from "./arm/api";
+export type {
+  ArmFaultInput,
+  FireAlertInput,
+  GrantInput,
+  RegisterIdentityInput,
+  RevokeInput,
+  SetAdminStateInput,
+} from "./arm/commands";
+export type { ManagedIdentity } from "./arm/identity";
+export type { BackendView, LoadBalancerView } from "./arm/loadBalancers";
+export type { AlertInstance, ArmFault, ArmRequest, RoleAssignment } from "./arm/types";
+export { AdminState, AlertRuleSpec, LoadBalancerSpec } from "./armTopology";
 export { FabricControlClient, type TopologyView } from "./client";
 export { ManualClock, ScaledClock, type SimClock } from "./clock";
 export type { ControlFailure, ControlResult } from "./controlResult";
 export type { ClockView, Timeline } from "./engine";
+export type { HealthEndpoint } from "./health/gates";
 export { instanceMetadata } from "./imds/handler";
 export {
   approve,
@@ -28,19 +42,19 @@ export {
 } from "./model/document";
 export * as fabric from "./model/fabric";
 export type * from "./model/types";
+export { CONTROL_PLANE } from "./model/types";
 export {
   FabricControlError,
   type FabricSimulator,
   type FabricSimulatorOptions,
   startFabricSimulator,
 } from "./simulator";
+export { defaultTopology, generateTopology } from "./topologies";
 export {
-  defaultTopology,
   type ExpandedTopology,
   expandTopology,
   type GroupRecord,
   GroupSpec,
-  generateTopology,
   Topology,
   type TopologyInput,
   type VmRecord,

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock, ScaledClock } from "./clock";
 import { approve, getScheduledEvents } from "./imds/probe";
 import { type FabricSimulator, startFabricSimulator } from "./simulator";
-import { generateTopology } from "./topology";
+import { generateTopology } from "./topologies";
 
 let sim: FabricSimulator | undefined;
 afterEach(async () => {

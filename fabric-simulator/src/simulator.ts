@@ -1,16 +1,26 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
+import { type ArmApi, type AzureSurroundings, armApi, surroundings } from "./arm/api";
+import { ArmEngine } from "./arm/engine";
+import { armHandler } from "./arm/http/server";
+import { TOKEN_PATH } from "./arm/http/tokenEndpoint";
+import { IdentityRegistry } from "./arm/identity";
 import { ManualClock, ScaledClock, type SimClock } from "./clock";
+import type { ControlTargets } from "./control/route";
 import { handleControl } from "./control/routes";
-import type { ControlResult } from "./controlResult";
+import { FabricControlError, unwrap } from "./controlResult";
 import { type ClockView, FabricEngine, type Timeline } from "./engine";
+import { type HealthEndpoint, HealthGates } from "./health/gates";
 import { sendJson } from "./http/io";
+import { listen } from "./http/listen";
 import { ImdsHandler } from "./imds/handler";
 import type { InjectFaultInput, JumpIncarnationInput, ScheduleEventInput } from "./model/commands";
 import type { ScheduledEventsApiVersion } from "./model/document";
 import type { FabricOptions, FabricState, Fault, SimEvent, TimelineEntry } from "./model/types";
-import { defaultTopology, type GroupSpec, Topology, type TopologyInput } from "./topology";
+import { defaultTopology } from "./topologies";
+import { type GroupSpec, Topology, type TopologyInput } from "./topology";
+
+export { FabricControlError };
 
 export interface FabricSimulatorOptions extends Partial<FabricOptions> {
   /** The cluster; the demo default (two availability sets of 4, a placement group of 6) when absent. */
@@ -32,32 +42,32 @@ export interface FabricSimulatorOptions extends Partial<FabricOptions> {
   readonly tickMs?: number;
 }
 
-/** A thrown control failure of the in-process API (the HTTP API answers the same as status + JSON). */
-export class FabricControlError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly issues?: ReadonlyArray<{ path: string; message: string }>,
-  ) {
-    super(
-      issues?.length
-        ? `${message}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`
-        : message,
-    );
-    this.name = "FabricControlError";
-  }
-}
-
-function unwrap<T>(r: ControlResult<T>): T {
-  if (r.ok) return r.value;
-  throw new FabricControlError(r.error.status, r.error.message, r.error.issues);
-}
-
-export interface FabricSimulator {
-  /** `http://127.0.0.1:<port>`: the control API is under `/control`, each VM's IMDS under `/vm/<name>`. */
+export interface FabricSimulator extends AzureSurroundings {
+  /**
+   * `http://127.0.0.1:<port>`: the control API is under `/control`, each VM's IMDS under
+   * `/vm/<name>`, the health endpoints of HTTP gates under `/health/<name>`.
+   */
   readonly url: string;
   readonly port: number;
   readonly clock: SimClock;
+  /** The loopback Azure Resource Manager's base URL (the coordinator's QUIESCE_ARM_ENDPOINT). */
+  readonly armUrl: string;
+  /**
+   * The managed-identity token endpoint on the ARM listener: set `IDENTITY_ENDPOINT=<endpoint>`
+   * and `IDENTITY_HEADER=<header>` and `ManagedIdentityCredential` gets tokens for
+   * `principalId` (the system-assigned identity; user-assigned ones via `arm.registerIdentity`).
+   */
+  readonly identity: {
+    readonly endpoint: string;
+    readonly header: string;
+    readonly principalId: string;
+    readonly clientId: string;
+  };
+  /** The ARM request log, injected ARM faults, role assignments, managed identities. */
+  readonly arm: ArmApi;
+  /** What `GET /health/<name>` answers (200 until set); the list shows how often each was probed. */
+  setHealth(name: string, status: number): HealthEndpoint;
+  health(): HealthEndpoint[];
   /** What to set as the relay's IMDS base URL (instead of `http://169.254.169.254`). */
   imdsUrl(vmName: string): string;
   vmNames(): string[];
@@ -88,8 +98,7 @@ export interface FabricSimulator {
   stop(): Promise<void>;
 }
 
-function route(engine: FabricEngine, imds: ImdsHandler, base: () => string) {
-  const imdsUrl = (vm: string) => `${base()}/vm/${encodeURIComponent(vm)}`;
+function route(targets: ControlTargets, imds: ImdsHandler, health: HealthGates) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://simulator");
     const path = url.pathname;
@@ -104,22 +113,30 @@ function route(engine: FabricEngine, imds: ImdsHandler, base: () => string) {
       );
     if (path === "/control" || path.startsWith("/control/")) {
       return handleControl(
-        engine,
+        targets,
         req,
         res,
         path.slice("/control".length) || "/",
         url.searchParams,
-        imdsUrl,
       );
+    }
+    const gate = /^\/health\/([^/]+)$/.exec(path);
+    if (gate && req.method === "GET") {
+      req.resume();
+      return health.probe(decodeURIComponent(gate[1] as string), res);
     }
     return sendJson(res, 404, {
       error:
-        "not found: IMDS is under /vm/<vmName>/metadata/..., the control API under /control/...",
+        "not found: IMDS is under /vm/<vmName>/metadata/..., the control API under /control/..., health endpoints under /health/<name>",
     });
   };
 }
 
-/** Start the simulated fabric: one HTTP server for every VM's IMDS and the control API. */
+/**
+ * Start the simulated fabric: one HTTP listener for every VM's IMDS, the control API and the
+ * health endpoints, and a second one for the loopback Azure Resource Manager and its
+ * managed-identity token endpoint (ARM's paths sit at the root, as on management.azure.com).
+ */
 export async function startFabricSimulator(
   options: FabricSimulatorOptions = {},
 ): Promise<FabricSimulator> {
@@ -127,37 +144,64 @@ export async function startFabricSimulator(
   const clock =
     options.clock ?? new ScaledClock(options.timeScale ?? 1, options.simStart ?? Date.now());
   const engine = new FabricEngine(topology, options, clock);
-  const imds = new ImdsHandler(engine);
-  let base = "";
-  const handler = route(engine, imds, () => base);
-  const server: Server = createServer((req, res) => {
-    handler(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: `simulator error: ${String(err)}` });
-      else res.destroy();
-    });
-  });
-  server.keepAliveTimeout = 30_000;
+  const identity = new IdentityRegistry(() => engine.state().topology);
+  const arm = new ArmEngine(engine, identity);
+  const health = new HealthGates(engine);
   const host = options.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
+
+  const armListener = await listen(armHandler(arm), host, 0);
+  const identityInfo = {
+    endpoint: `${armListener.url}${TOKEN_PATH}`,
+    header: identity.header,
+    principalId: identity.system.principalId,
+    clientId: identity.system.clientId,
+  };
+  let base = "";
+  const targets: ControlTargets = {
+    engine,
+    arm,
+    health,
+    imdsUrl: (vm) => `${base}/vm/${encodeURIComponent(vm)}`,
+    armInfo: () => ({
+      armUrl: armListener.url,
+      identity: identityInfo,
+      tenantId: identity.tenantId,
+      subscriptionId: engine.state().topology.subscriptionId,
+      resourceGroupName: engine.state().topology.resourceGroupName,
+    }),
+  };
+  const main = await listen(
+    route(targets, new ImdsHandler(engine), health),
+    host,
+    options.port ?? 0,
+  ).catch(async (e: unknown) => {
+    await armListener.close();
+    throw e;
   });
-  const port = (server.address() as AddressInfo).port;
-  base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  base = main.url;
 
   const tickMs = options.tickMs ?? (clock instanceof ManualClock ? 0 : 50);
-  const ticker = tickMs > 0 ? setInterval(() => engine.sync(), tickMs) : undefined;
+  const ticker =
+    tickMs > 0
+      ? setInterval(() => {
+          engine.sync();
+          arm.syncTraffic();
+        }, tickMs)
+      : undefined;
   ticker?.unref();
 
   let stopped: Promise<void> | undefined;
   return {
     url: base,
-    port,
+    port: main.port,
     clock,
-    imdsUrl: (vm) => `${base}/vm/${encodeURIComponent(vm)}`,
+    armUrl: armListener.url,
+    identity: identityInfo,
+    arm: armApi(arm, armListener.url),
+    ...surroundings(arm),
+    setHealth: (name, status) => unwrap(health.set({ name, status })),
+    health: () => health.list(),
+    imdsUrl: targets.imdsUrl,
     vmNames: () => Object.keys(engine.state().vms),
     schedule: (event) => unwrap(engine.schedule(event)),
     cancel: (eventId) => unwrap(engine.cancel({ eventId })),
@@ -179,11 +223,10 @@ export async function startFabricSimulator(
       engine.reset();
     },
     stop: () => {
-      stopped ??= new Promise<void>((resolve) => {
+      stopped ??= (async () => {
         if (ticker) clearInterval(ticker);
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+        await Promise.all([main.close(), armListener.close()]);
+      })();
       return stopped;
     },
   };

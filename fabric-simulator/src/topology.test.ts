@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { defaultTopology, expandTopology, generateTopology, Topology } from "./topology";
+import { defaultTopology, generateTopology } from "./topologies";
+import { expandTopology, Topology } from "./topology";
 
 describe("topologies", () => {
   it("the demo default has two availability sets of 4 VMs and one placement group of 6", () => {

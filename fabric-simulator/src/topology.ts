@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Result } from "@quiesce/protocol";
 import { z } from "zod";
+import { AlertRuleSpec, checkArmReferences, LoadBalancerSpec } from "./armTopology";
 
 /**
  * The simulated cluster: which VMs exist and which Azure group delivers their events. A VM belongs
@@ -74,12 +75,21 @@ export const GroupSpec = z.discriminatedUnion("kind", [
 ]);
 export type GroupSpec = z.input<typeof GroupSpec>;
 
-export const Topology = z.strictObject({
-  subscriptionId: z.string().min(1).max(64).default("00000000-0000-4000-8000-000000000000"),
-  resourceGroupName: z.string().min(1).max(90).default("quiesce-sim"),
-  location: z.string().min(1).max(40).default("westeurope"),
-  groups: z.array(GroupSpec).min(1).max(10_000),
-});
+export const Topology = z
+  .strictObject({
+    subscriptionId: z.string().min(1).max(64).default("00000000-0000-4000-8000-000000000000"),
+    resourceGroupName: z
+      .string()
+      .regex(/^[-\w._()]{1,90}$/, "resource group names are 1-90 letters, digits, '-_.()'")
+      .default("quiesce-sim"),
+    location: z.string().min(1).max(40).default("westeurope"),
+    groups: z.array(GroupSpec).min(1).max(10_000),
+    /** Load balancers whose backend pools hold the NICs of whole groups (served over ARM). */
+    loadBalancers: z.array(LoadBalancerSpec).max(100).optional(),
+    /** Azure Monitor metric alert rules, fired and resolved through the control API. */
+    alertRules: z.array(AlertRuleSpec).max(1000).optional(),
+  })
+  .superRefine(checkArmReferences);
 export type Topology = z.infer<typeof Topology>;
 export type TopologyInput = z.input<typeof Topology>;
 
@@ -246,44 +256,4 @@ export function expandTopology(
     }
   }
   return { ok: true, value: { vms, groups } };
-}
-
-/** The demo cluster: two availability sets of 4 VMs and one scale-set placement group of 6. */
-export function defaultTopology(): Topology {
-  return Topology.parse({
-    groups: [
-      { kind: "availabilitySet", name: "avset-web", vmNamePrefix: "web-", vms: 4 },
-      { kind: "availabilitySet", name: "avset-db", vmNamePrefix: "db-", vms: 4 },
-      { kind: "scaleSetPlacementGroup", name: "vmss-api-pg0", scaleSetName: "vmss-api", vms: 6 },
-    ],
-  });
-}
-
-/**
- * `count` VMs for benchmarks, in groups of `groupSize` alternating availability sets and scale-set
- * placement groups (the last group takes the remainder).
- */
-export function generateTopology(count: number, groupSize = 10): Topology {
-  if (!Number.isInteger(count) || count < 1)
-    throw new RangeError("count must be a positive integer");
-  if (!Number.isInteger(groupSize) || groupSize < 1) {
-    throw new RangeError("groupSize must be a positive integer");
-  }
-  const groups: GroupSpec[] = [];
-  for (let made = 0, g = 0; made < count; g++) {
-    const n = Math.min(groupSize, count - made);
-    const id = String(g).padStart(3, "0");
-    groups.push(
-      g % 2 === 0
-        ? { kind: "availabilitySet", name: `avset-${id}`, vmNamePrefix: `as${id}-vm-`, vms: n }
-        : {
-            kind: "scaleSetPlacementGroup",
-            name: `vmss-${id}-pg0`,
-            scaleSetName: `vmss-${id}`,
-            vms: n,
-          },
-    );
-    made += n;
-  }
-  return Topology.parse({ groups });
 }

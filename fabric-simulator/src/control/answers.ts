@@ -24,7 +24,7 @@ export const SimEventAnswer: z.ZodType<SimEvent> = z.object({
   requireAllApprovals: z.boolean(),
   phase: z.enum(["Scheduled", "Started", "Removed"]),
   scheduledAt: Instant,
-  approvals: z.array(z.object({ vm: z.string(), at: Instant })),
+  approvals: z.array(z.object({ vm: z.string(), at: Instant, principalId: z.string().optional() })),
   approvedAt: Instant.optional(),
   approvedBy: z.string().optional(),
   startedAt: Instant.optional(),
@@ -48,6 +48,13 @@ export const FaultAnswer: z.ZodType<Fault> = z.object({
   served: z.number(),
 });
 
+const Outcomes = z.array(
+  z.object({
+    eventId: z.string(),
+    outcome: z.enum(["approved", "waitingForOthers", "alreadyStarted", "unknown"]),
+  }),
+);
+
 const TimelineEntryAnswer: z.ZodType<TimelineEntry> = z.union([
   z.object({
     seq: z.number(),
@@ -65,12 +72,16 @@ const TimelineEntryAnswer: z.ZodType<TimelineEntry> = z.union([
     vm: z.string(),
     group: z.string(),
     eventIds: z.array(z.string()),
-    outcomes: z.array(
-      z.object({
-        eventId: z.string(),
-        outcome: z.enum(["approved", "waitingForOthers", "alreadyStarted", "unknown"]),
-      }),
-    ),
+    outcomes: Outcomes,
+    at: Instant,
+  }),
+  z.object({
+    seq: z.number(),
+    kind: z.literal("armAcknowledge"),
+    scope: z.string(),
+    principalId: z.string(),
+    eventIds: z.array(z.string()),
+    outcomes: Outcomes,
     at: Instant,
   }),
   z.object({

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
-import { type ControlResult, refused } from "../controlResult";
-import type { FabricEngine } from "../engine";
+import { refused } from "../controlResult";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { scheduledEventsApiVersion } from "../imds/apiVersions";
+import { armRoutes } from "./armRoutes";
+import { type ControlTargets, objectBody, okValue, type Route } from "./route";
 
 /**
  * The control API under `/control`: JSON in, JSON out, every body parsed by the same zod schemas
@@ -12,24 +13,7 @@ import { scheduledEventsApiVersion } from "../imds/apiVersions";
  * thing) or 409 (not possible in the event's current state).
  */
 
-type Route = {
-  readonly method: string;
-  readonly pattern: RegExp;
-  readonly run: (ctx: RouteContext) => ControlResult<unknown> | Promise<ControlResult<unknown>>;
-  readonly status?: number;
-};
-
-interface RouteContext {
-  readonly engine: FabricEngine;
-  readonly params: readonly string[];
-  readonly query: URLSearchParams;
-  readonly body: () => Promise<unknown>;
-  readonly imdsUrl: (vm: string) => string;
-}
-
-const okValue = <T>(value: T): ControlResult<T> => ({ ok: true, value });
-
-const routes: Route[] = [
+const fabricRoutes: Route[] = [
   { method: "GET", pattern: /^\/health$/, run: () => okValue({ ok: true }) },
   { method: "GET", pattern: /^\/clock$/, run: ({ engine }) => okValue(engine.clockView()) },
   {
@@ -157,22 +141,16 @@ const routes: Route[] = [
   },
 ];
 
-async function objectBody(body: () => Promise<unknown>): Promise<Record<string, unknown>> {
-  const b = await body();
-  return b !== null && typeof b === "object" && !Array.isArray(b)
-    ? (b as Record<string, unknown>)
-    : {};
-}
+const routes: Route[] = [...fabricRoutes, ...armRoutes];
 
 class BadJson extends Error {}
 
 export async function handleControl(
-  engine: FabricEngine,
+  targets: ControlTargets,
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
   query: URLSearchParams,
-  imdsUrl: (vm: string) => string,
 ): Promise<void> {
   const matching = routes.filter((r) => r.pattern.test(path));
   const route = matching.find((r) => r.method === req.method);
@@ -199,7 +177,7 @@ export async function handleControl(
     return json.value;
   };
   try {
-    const r = await route.run({ engine, params, query, body, imdsUrl });
+    const r = await route.run({ ...targets, params, query, body });
     if (!r.ok) {
       const { status, message, issues } = r.error;
       return sendJson(res, status, { error: message, ...(issues ? { issues } : {}) });

@@ -1,6 +1,81 @@
 import { eventKey, type StartRequestsBody } from "@quiesce/protocol/imds";
 import { append, fail, ok, publish, replaceActive, started } from "./state";
-import type { FabricState, Instant, Outcome, SimEvent, StartRequestOutcome } from "./types";
+import {
+  type Approval,
+  CONTROL_PLANE,
+  type FabricState,
+  type Instant,
+  type Outcome,
+  type SimEvent,
+  type StartRequestOutcome,
+} from "./types";
+
+type Outcomes = ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>;
+
+interface Approved {
+  readonly state: FabricState;
+  readonly outcomes: Outcomes;
+  /** Per group, the events this call started (each group then publishes one new document). */
+  readonly startedByGroup: ReadonlyMap<string, string[]>;
+}
+
+/**
+ * The one approval path, shared by IMDS StartRequests and the Maintenance RP's acknowledge, so
+ * both behave the same (Azure: "an approval request from either endpoint" means the event can
+ * start). Ids are looked up among the active events of `groups`; an approval from someone not in
+ * `Resources` is recorded but does not count towards `requireAllApprovals`.
+ */
+function approveIds(
+  state: FabricState,
+  groups: ReadonlySet<string>,
+  eventIds: readonly string[],
+  approval: Approval,
+): Approved {
+  let next = state;
+  const outcomes: Array<{ eventId: string; outcome: StartRequestOutcome }> = [];
+  const startedByGroup = new Map<string, string[]>();
+  for (const eventId of eventIds) {
+    const key = eventKey(eventId);
+    const e = next.active.find((x) => groups.has(x.group) && eventKey(x.eventId) === key);
+    if (!e) {
+      outcomes.push({ eventId, outcome: "unknown" });
+      continue;
+    }
+    if (e.phase === "Started") {
+      outcomes.push({ eventId, outcome: "alreadyStarted" });
+      continue;
+    }
+    const first = e.approvals.length === 0;
+    const approved: SimEvent = {
+      ...e,
+      approvals: [...e.approvals, approval],
+      ...(first ? { approvedAt: approval.at, approvedBy: approval.vm } : {}),
+    };
+    const allIn = approved.resources.every((r) => approved.approvals.some((a) => a.vm === r));
+    if (!approved.requireAllApprovals || allIn) {
+      next = replaceActive(next, started(approved, approval.at, "approval"));
+      startedByGroup.set(e.group, [...(startedByGroup.get(e.group) ?? []), e.eventId]);
+      outcomes.push({ eventId, outcome: "approved" });
+    } else {
+      next = replaceActive(next, approved);
+      outcomes.push({ eventId, outcome: "waitingForOthers" });
+    }
+  }
+  return { state: next, outcomes, startedByGroup };
+}
+
+function publishStarted(
+  state: FabricState,
+  startedByGroup: ReadonlyMap<string, string[]>,
+  by: string,
+  at: Instant,
+): FabricState {
+  let next = state;
+  for (const [group, ids] of startedByGroup) {
+    next = publish(next, group, `started ${ids.join(",")} on approval by ${by}`, at);
+  }
+  return next;
+}
 
 /**
  * A VM's `POST StartRequests`. Any VM of the group may approve any event of its document, and the
@@ -12,49 +87,52 @@ export function startRequests(
   vmName: string,
   body: StartRequestsBody,
   at: Instant,
-): Outcome<ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>> {
+): Outcome<Outcomes> {
   const vm = state.vms[vmName];
   if (!vm || vm.deleted) return fail(404, `no VM ${vmName}`);
-  let next = state;
-  const outcomes: Array<{ eventId: string; outcome: StartRequestOutcome }> = [];
-  const startedIds: string[] = [];
-  for (const { EventId } of body.StartRequests) {
-    const key = eventKey(EventId);
-    const e = next.active.find((x) => x.group === vm.group && eventKey(x.eventId) === key);
-    if (!e) {
-      outcomes.push({ eventId: EventId, outcome: "unknown" });
-      continue;
-    }
-    if (e.phase === "Started") {
-      outcomes.push({ eventId: EventId, outcome: "alreadyStarted" });
-      continue;
-    }
-    const first = e.approvals.length === 0;
-    const approved: SimEvent = {
-      ...e,
-      approvals: [...e.approvals, { vm: vm.name, at }],
-      ...(first ? { approvedAt: at, approvedBy: vm.name } : {}),
-    };
-    const allIn = approved.resources.every((r) => approved.approvals.some((a) => a.vm === r));
-    if (!approved.requireAllApprovals || allIn) {
-      next = replaceActive(next, started(approved, at, "approval"));
-      startedIds.push(e.eventId);
-      outcomes.push({ eventId: EventId, outcome: "approved" });
-    } else {
-      next = replaceActive(next, approved);
-      outcomes.push({ eventId: EventId, outcome: "waitingForOthers" });
-    }
-  }
-  next = append(next, {
+  const eventIds = body.StartRequests.map((r) => r.EventId);
+  const r = approveIds(state, new Set([vm.group]), eventIds, { vm: vm.name, at });
+  let next = append(r.state, {
     kind: "startRequests",
     vm: vm.name,
     group: vm.group,
-    eventIds: body.StartRequests.map((r) => r.EventId),
-    outcomes,
+    eventIds,
+    outcomes: r.outcomes,
     at,
   });
-  if (startedIds.length > 0) {
-    next = publish(next, vm.group, `started ${startedIds.join(",")} on approval by ${vm.name}`, at);
-  }
-  return ok(next, outcomes);
+  next = publishStarted(next, r.startedByGroup, vm.name, at);
+  return ok(next, r.outcomes);
+}
+
+export interface ControlPlaneAcknowledge {
+  /** The groups whose events the ARM scope covers (a scale set spans its placement groups). */
+  readonly groups: readonly string[];
+  readonly eventIds: readonly string[];
+  /** The ARM resource id the call named. */
+  readonly scope: string;
+  readonly principalId: string;
+}
+
+/**
+ * `POST …/providers/Microsoft.Maintenance/scheduledevents/{id}/acknowledge` (or the list form):
+ * the same approval as a VM's StartRequests, recorded with the approver `control-plane` and the
+ * caller's principal. The outcomes tell the ARM edge what to answer (404, 409 or 200).
+ */
+export function acknowledgeFromControlPlane(
+  state: FabricState,
+  cmd: ControlPlaneAcknowledge,
+  at: Instant,
+): Outcome<Outcomes> {
+  const approval: Approval = { vm: CONTROL_PLANE, at, principalId: cmd.principalId };
+  const r = approveIds(state, new Set(cmd.groups), cmd.eventIds, approval);
+  let next = append(r.state, {
+    kind: "armAcknowledge",
+    scope: cmd.scope,
+    principalId: cmd.principalId,
+    eventIds: cmd.eventIds,
+    outcomes: r.outcomes,
+    at,
+  });
+  next = publishStarted(next, r.startedByGroup, `${CONTROL_PLANE} (${cmd.principalId})`, at);
+  return ok(next, r.outcomes);
 }

@@ -1,6 +1,7 @@
 import { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { describe, expect, it } from "vitest";
-import { defaultTopology, Topology } from "../topology";
+import { defaultTopology } from "../topologies";
+import { Topology } from "../topology";
 import { renderDocument } from "./document";
 import {
   advance,

@@ -81,7 +81,11 @@ export function addGroups(state: FabricState, groups: Topology["groups"]): Outco
   );
 }
 
-export { startRequests } from "./approvals";
+export {
+  acknowledgeFromControlPlane,
+  type ControlPlaneAcknowledge,
+  startRequests,
+} from "./approvals";
 export {
   cancelEvent,
   changeResources,

@@ -14,10 +14,18 @@ export type StartCause = "approval" | "notBefore" | "control" | "hardwareFailure
 /** Why an event left the document: it ran its course, or Azure cancelled it while Scheduled. */
 export type RemovalCause = "completed" | "cancelled";
 
+/**
+ * Who let an event proceed: a VM's StartRequests (`vm` is its name), or an acknowledge through
+ * Azure Resource Manager (`vm` is `control-plane`, `principalId` the caller's identity).
+ */
 export interface Approval {
   readonly vm: string;
   readonly at: Instant;
+  readonly principalId?: string;
 }
+
+/** The approver recorded for an acknowledge through Azure Resource Manager (the Maintenance RP). */
+export const CONTROL_PLANE = "control-plane";
 
 export interface ResourcesChange {
   readonly incarnation: number;
@@ -94,6 +102,17 @@ export type TimelineEntry =
       readonly kind: "startRequests";
       readonly vm: string;
       readonly group: string;
+      readonly eventIds: readonly string[];
+      readonly outcomes: ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>;
+      readonly at: Instant;
+    }
+  | {
+      readonly seq: number;
+      /** An acknowledge through Azure Resource Manager: same outcomes as a VM's StartRequests. */
+      readonly kind: "armAcknowledge";
+      /** The ARM resource the call named (an availability set, a scale set or a VM). */
+      readonly scope: string;
+      readonly principalId: string;
       readonly eventIds: readonly string[];
       readonly outcomes: ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>;
       readonly at: Instant;

@@ -1,0 +1,176 @@
+import { randomUUID } from "node:crypto";
+import type { ControlResult } from "../controlResult";
+import { parseCommand } from "../controlResult";
+import type { FabricEngine } from "../engine";
+import type { Instant } from "../model/types";
+import type { Topology } from "../topology";
+import { fireAlert, resolveAlert } from "./alerts";
+import { FireAlert, Grant, InjectArmFault, ResolveAlert, Revoke } from "./commands";
+import { injectFault, takeFault } from "./faults";
+import type { IdentityRegistry } from "./identity";
+import { resourceGroupId } from "./ids";
+import { authorized, grant, revoke } from "./rbac";
+import { advanceTraffic } from "./traffic";
+import type { AlertInstance, ArmFault, ArmRequest, ArmWorld, RoleAssignment } from "./types";
+import { createWorld, MAX_LOGGED_REQUESTS } from "./world";
+
+/**
+ * The imperative shell of the loopback ARM: holds the current ARM world, starts a fresh one when
+ * the fabric starts a new generation (reset, new topology), lets simulated traffic catch up with
+ * the clock, and parses every control input. The resources themselves are rendered by pure
+ * functions from the fabric state and this world.
+ */
+export class ArmEngine {
+  private current: ArmWorld;
+
+  constructor(
+    readonly fabric: FabricEngine,
+    readonly identity: IdentityRegistry,
+  ) {
+    this.current = this.fresh();
+  }
+
+  private fresh(): ArmWorld {
+    return createWorld(
+      this.fabric.state(),
+      this.fabric.generation,
+      this.identity.system.principalId,
+      this.fabric.now().simMs,
+    );
+  }
+
+  /** The world of the fabric's current generation (a reset empties the log, faults, alerts...). */
+  world(): ArmWorld {
+    if (this.current.generation !== this.fabric.generation) this.current = this.fresh();
+    return this.current;
+  }
+
+  private set(next: ArmWorld): void {
+    this.current = next;
+  }
+
+  topology(): Topology {
+    return this.fabric.state().topology;
+  }
+
+  now(): Instant {
+    return this.fabric.now();
+  }
+
+  /** Generate the simulated traffic due up to now; before every read and admin-state change. */
+  syncTraffic(): ArmWorld {
+    const w = advanceTraffic(this.world(), this.fabric.state(), this.now().simMs);
+    this.set(w);
+    return w;
+  }
+
+  update(f: (w: ArmWorld) => ArmWorld): ArmWorld {
+    const next = f(this.world());
+    this.set(next);
+    return next;
+  }
+
+  // The request log.
+
+  log(entry: Omit<ArmRequest, "seq" | "at">): void {
+    const w = this.world();
+    const kept = w.requests.length >= MAX_LOGGED_REQUESTS ? w.requests.slice(1) : w.requests;
+    this.set({
+      ...w,
+      requests: [...kept, { seq: w.nextSeq, ...entry, at: this.now() }],
+      nextSeq: w.nextSeq + 1,
+    });
+  }
+
+  requests(sinceSeq = 0): ArmRequest[] {
+    return this.world().requests.filter((r) => r.seq > sinceSeq);
+  }
+
+  // Faults.
+
+  injectFault(input: unknown): ControlResult<ArmFault> {
+    const p = parseCommand(InjectArmFault, input);
+    if (!p.ok) return p;
+    const r = injectFault(this.world(), p.value);
+    this.set(r.world);
+    return { ok: true, value: r.fault };
+  }
+
+  takeFault(method: string, path: string): ArmFault | undefined {
+    const r = takeFault(this.world(), method, path);
+    this.set(r.world);
+    return r.fault;
+  }
+
+  faults(): readonly ArmFault[] {
+    return this.world().faults;
+  }
+
+  clearFaults(): number {
+    const n = this.world().faults.length;
+    this.update((w) => ({ ...w, faults: [] }));
+    return n;
+  }
+
+  // Role assignments.
+
+  grant(input: unknown): ControlResult<RoleAssignment> {
+    const p = parseCommand(Grant, input);
+    if (!p.ok) return p;
+    const scope = (p.value.scope ?? resourceGroupId(this.topology())).replace(/(.)\/+$/, "$1");
+    const assignment: RoleAssignment = {
+      id: randomUUID(),
+      principalId: p.value.principalId,
+      scope,
+      role: p.value.role,
+      actions: p.value.actions,
+    };
+    this.update((w) => grant(w, assignment));
+    return { ok: true, value: assignment };
+  }
+
+  revoke(input: unknown): ControlResult<number> {
+    const p = parseCommand(Revoke, input);
+    if (!p.ok) return p;
+    const r = revoke(this.world(), p.value.principalId, p.value.scope);
+    this.set(r.world);
+    return { ok: true, value: r.removed };
+  }
+
+  roleAssignments(): readonly RoleAssignment[] {
+    return this.world().roleAssignments;
+  }
+
+  authorized(principalId: string, resourceId: string, action: string): boolean {
+    return authorized(this.world().roleAssignments, principalId, resourceId, action);
+  }
+
+  // Alerts.
+
+  fireAlert(input: unknown): ControlResult<AlertInstance> {
+    const p = parseCommand(FireAlert, input);
+    if (!p.ok) return p;
+    const r = fireAlert(
+      this.world(),
+      this.topology(),
+      { ...p.value, alertId: randomUUID() },
+      this.now().simMs,
+    );
+    if (!r.ok) return r;
+    this.set(r.value.world);
+    return { ok: true, value: r.value.alert };
+  }
+
+  resolveAlert(input: unknown): ControlResult<AlertInstance> {
+    const p = parseCommand(ResolveAlert, input);
+    if (!p.ok) return p;
+    const r = resolveAlert(this.world(), this.topology(), p.value.rule, this.now().simMs);
+    if (!r.ok) return r;
+    this.set(r.value.world);
+    return { ok: true, value: r.value.alert };
+  }
+
+  alerts(): readonly AlertInstance[] {
+    return this.world().alerts;
+  }
+}

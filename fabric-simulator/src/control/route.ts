@@ -1,0 +1,38 @@
+import type { ArmEngine } from "../arm/engine";
+import type { ControlResult } from "../controlResult";
+import type { FabricEngine } from "../engine";
+import type { HealthGates } from "../health/gates";
+
+/** One control route: a method, a path pattern (its groups are the params), what it runs. */
+export type Route = {
+  readonly method: string;
+  readonly pattern: RegExp;
+  readonly run: (ctx: RouteContext) => ControlResult<unknown> | Promise<ControlResult<unknown>>;
+  readonly status?: number;
+};
+
+/** What the control API drives: the fabric, the loopback ARM, the health endpoints. */
+export interface ControlTargets {
+  readonly engine: FabricEngine;
+  readonly arm: ArmEngine;
+  readonly health: HealthGates;
+  readonly imdsUrl: (vm: string) => string;
+  /** Where the ARM listener and its token endpoint are (`GET /control/arm`). */
+  readonly armInfo: () => unknown;
+}
+
+export interface RouteContext extends ControlTargets {
+  readonly params: readonly string[];
+  readonly query: URLSearchParams;
+  readonly body: () => Promise<unknown>;
+}
+
+export const okValue = <T>(value: T): ControlResult<T> => ({ ok: true, value });
+
+/** A body that must be an object (path params are merged into it); anything else reads as {}. */
+export async function objectBody(body: () => Promise<unknown>): Promise<Record<string, unknown>> {
+  const b = await body();
+  return b !== null && typeof b === "object" && !Array.isArray(b)
+    ? (b as Record<string, unknown>)
+    : {};
+}
