@@ -17,6 +17,8 @@ usage:
   quiesce hold EVENT_ID --reason TEXT [--ttl-minutes N] [--cluster C]
   quiesce release EVENT_ID --reason TEXT [--cluster C]
   quiesce force-approve EVENT_ID --reason TEXT [--ttl-minutes N] [--cluster C]
+  quiesce force-gate EVENT_ID --gate NAME --reason TEXT [--ttl-minutes N] [--cluster C]
+                                         approve past one failing safety gate (audited)
 options:
   --url URL     coordinator base URL (or QUIESCE_URL; default http://127.0.0.1:7071)
   --key KEY     operator key or Entra access token (or QUIESCE_OPERATOR_KEY / QUIESCE_TOKEN)
@@ -30,6 +32,13 @@ const common = {
 };
 const eventId = z.string({ error: "needs an event id" }).min(1);
 const OPERATOR_COMMANDS = ["hold", "release", "force-approve"] as const;
+const operatorFields = {
+  ...common,
+  target: eventId,
+  reason: z.string({ error: "needs --reason (it is written to the audit trail)" }).min(1),
+  ttlMinutes: z.coerce.number().int().min(1).max(1440).optional(),
+  cluster: z.string().min(1).optional(),
+};
 
 /** One shape per command: the type says what each command has, so nothing downstream casts. */
 export const CliArgs = z.discriminatedUnion("command", [
@@ -51,13 +60,11 @@ export const CliArgs = z.discriminatedUnion("command", [
     target: eventId,
     cluster: z.string().min(1).optional(),
   }),
+  z.object({ ...operatorFields, command: z.enum(OPERATOR_COMMANDS) }),
   z.object({
-    ...common,
-    command: z.enum(OPERATOR_COMMANDS),
-    target: eventId,
-    reason: z.string({ error: "needs --reason (it is written to the audit trail)" }).min(1),
-    ttlMinutes: z.coerce.number().int().min(1).max(1440).optional(),
-    cluster: z.string().min(1).optional(),
+    ...operatorFields,
+    command: z.literal("force-gate"),
+    gate: z.string({ error: "needs --gate (the name of the gate to force past)" }).min(1),
   }),
 ]);
 
@@ -77,7 +84,7 @@ export interface HelpRequest {
 /** The arguments, or one message saying what is wrong with them (exit 2). */
 export type ParsedArgs = Result<CliArgs | HelpRequest>;
 
-const COMMANDS = ["status", "cluster", "event", ...OPERATOR_COMMANDS];
+const COMMANDS = ["status", "cluster", "event", ...OPERATOR_COMMANDS, "force-gate"];
 
 const OPTIONS = {
   help: { type: "boolean", short: "h" },
@@ -87,6 +94,7 @@ const OPTIONS = {
   key: { type: "string" },
   cluster: { type: "string" },
   reason: { type: "string" },
+  gate: { type: "string" },
   "ttl-minutes": { type: "string" },
   phase: { type: "string" },
   state: { type: "string" },
@@ -118,6 +126,7 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
     key: text(values.key) ?? env.QUIESCE_OPERATOR_KEY ?? env.QUIESCE_TOKEN ?? "",
     cluster: text(values.cluster),
     reason: text(values.reason),
+    gate: text(values.gate),
     ttlMinutes: text(values["ttl-minutes"]),
     json: values.json === true,
     all: values.all === true,
@@ -127,7 +136,7 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
     const field = first?.path.join(".") ?? "";
     // A missing target or reason reads best as "<command> needs …".
     const message =
-      field === "target" || field === "reason"
+      field === "target" || field === "reason" || field === "gate"
         ? `${command} ${first?.message ?? "is incomplete"}`.replace(
             /^(\S+) (\S+) needs/,
             "$1 needs",

@@ -54,6 +54,7 @@ async function main(): Promise<number> {
         reason: a.reason,
         ...(a.cluster ? { cluster: a.cluster } : {}),
         ...(a.ttlMinutes ? { ttlMinutes: a.ttlMinutes } : {}),
+        ...(a.command === "force-gate" ? { gate: a.gate } : {}),
       };
       const r = await client.operator(a.command, a.target, body);
       print(r, () => `${a.command} ${a.target}: done`);

@@ -62,11 +62,24 @@ export function renderEventDetail(d: EventDetail): string {
     `  waiting    ${d.waitingFor ?? "nothing"}`,
   ];
   for (const b of d.blockers) lines.push(`    ${b.vm}: ${b.reason} (${b.detail})`);
+  for (const g of d.gates) lines.push(`    gate ${g.name}: ${g.detail}`);
   if (d.drained.length > 0) lines.push(`  drained    ${d.drained.join(", ")}`);
   const a = d.approval;
   if (a.rule) lines.push(`  rule       ${a.rule}`);
   if (a.lease) lines.push(`  lease      ${a.lease.holder} until ${a.lease.expiresAt}`);
-  if (a.approvedBy) lines.push(`  approved   by ${a.approvedBy} at ${a.approvedAt ?? "?"}`);
+  if (a.approvedBy)
+    lines.push(
+      `  approved   by ${a.approvedBy}${a.via === "controlPlane" ? " (through Azure Resource Manager)" : ""} at ${a.approvedAt ?? "?"}`,
+    );
+  const cp = a.controlPlane;
+  if (cp?.lastError)
+    lines.push(
+      `  control plane  ${cp.attempts} attempt(s)${cp.gaveUp ? ", gave up" : ""}; last: ARM ${cp.lastError.status} ${cp.lastError.code}: ${cp.lastError.message}`,
+    );
+  for (const r of d.readiness.filter((x) => x.loadBalancer))
+    lines.push(
+      `  load balancer  ${r.vm}: ${r.loadBalancer?.state}${r.loadBalancer?.error ? ` (${r.loadBalancer.error})` : ""}`,
+    );
   if (a.failedApprovers.length > 0) lines.push(`  failed     ${a.failedApprovers.join(", ")}`);
   lines.push(d.timelineTruncated ? "  timeline (newest entries only)" : "  timeline");
   for (const t of d.timeline) lines.push(`    ${t.at}  ${t.reason}`);

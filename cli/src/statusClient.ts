@@ -133,9 +133,9 @@ export class StatusClient {
   }
 
   async operator(
-    action: "hold" | "release" | "force-approve",
+    action: "hold" | "release" | "force-approve" | "force-gate",
     eventId: string,
-    body: { cluster?: string; reason: string; ttlMinutes?: number },
+    body: { cluster?: string; reason: string; ttlMinutes?: number; gate?: string },
   ): Promise<EventDetail> {
     // The coordinator answers an operator action with the event as it now stands.
     return this.call(

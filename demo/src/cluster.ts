@@ -64,6 +64,12 @@ export interface LocalClusterOptions {
   coordinatorLog?: (level: string, message: string) => void;
   /** Where the coordinator's metrics go (an OTel SDK meter); the global meter when absent. */
   coordinatorMeter?: Meter;
+  /**
+   * Let the coordinator act through the fabric's loopback Azure Resource Manager
+   * (QUIESCE_CONTROL_PLANE): its managed identity comes from the fabric's token endpoint, set
+   * in this process the way App Service sets it (IDENTITY_ENDPOINT, IDENTITY_HEADER).
+   */
+  controlPlane?: boolean;
 }
 
 export interface LocalCluster {
@@ -101,8 +107,22 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
     cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
     if (!o.keysDir) cleanups.push(() => rmSync(keysDir, { recursive: true, force: true }));
 
+    // The fabric first: the coordinator's control plane points at its ARM.
+    const fabric = await startFabricSimulator({
+      ...o.fabricOptions,
+      ...(o.topology ? { topology: o.topology } : {}),
+      ...(o.fabricClock ? { clock: o.fabricClock } : { timeScale: o.timeScale ?? 1 }),
+    });
+    cleanups.push(() => fabric.stop());
+    if (o.controlPlane) {
+      process.env.IDENTITY_ENDPOINT = fabric.identity.endpoint;
+      process.env.IDENTITY_HEADER = fabric.identity.header;
+    }
     const coordinatorSettings: Record<string, string> = {
       ...(o.policy === undefined ? {} : { QUIESCE_POLICY: JSON.stringify(o.policy) }),
+      ...(o.controlPlane
+        ? { QUIESCE_CONTROL_PLANE: "true", QUIESCE_ARM_ENDPOINT: fabric.armUrl }
+        : {}),
       ...o.coordinatorSettings,
     };
     let port = o.port ?? 0;
@@ -127,12 +147,6 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
     cleanups.push(stopCoordinator);
     const first = coordinator as unknown as LocalCoordinator;
 
-    const fabric = await startFabricSimulator({
-      ...o.fabricOptions,
-      ...(o.topology ? { topology: o.topology } : {}),
-      ...(o.fabricClock ? { clock: o.fabricClock } : { timeScale: o.timeScale ?? 1 }),
-    });
-    cleanups.push(() => fabric.stop());
 
     const relays = new Map<string, RelayHandle>();
     const startOne = async (vm: string) => {
