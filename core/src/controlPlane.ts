@@ -6,6 +6,7 @@ import {
   CONTROL_PLANE,
   type ControlPlaneRecord,
   type EventRecord,
+  memberKey,
   type Transition,
 } from "./state";
 
@@ -19,10 +20,20 @@ import {
  * records what ARM answered (recordAcknowledge).
  */
 
-/** Whether the control plane may take the lease of this Ready event now (election rules aside). */
-export function controlPlaneWanted(e: EventRecord, now: number, policy: Policy): string | null {
+/**
+ * Whether the control plane may take the lease of this Ready event now (election rules aside).
+ * It stands in for relays that cannot approve, never for relays told not to: an event naming a
+ * VM whose relay runs dry-run is left to NotBefore, as it would be without the control plane.
+ */
+export function controlPlaneWanted(
+  state: ClusterState,
+  e: EventRecord,
+  now: number,
+  policy: Policy,
+): string | null {
   const p = policy.controlPlaneApproval;
   if (p.mode !== "fallback" || e.lease || e.approvedAt !== null || e.phase !== "Ready") return null;
+  if (e.resources.some((vm) => state.members[memberKey(vm)]?.dryRun)) return null;
   const cp = e.controlPlane;
   if (cp?.gaveUp || (cp?.attempts ?? 0) >= p.maxAttempts) return null;
   if (e.failedApprovers.length > 0)

@@ -120,7 +120,7 @@ export function evaluateEvent(
   // Only rounds with no relay to elect (the sweep's tick, an operator's action) elect the
   // control plane: a relay that can approve is always preferred, and one reporting elects itself.
   if (next === "Ready" && !candidate) {
-    const why = controlPlaneWanted({ ...e, phase: "Ready" }, now, policy);
+    const why = controlPlaneWanted(state, { ...e, phase: "Ready" }, now, policy);
     const d = why ? electable(state, e, now, policy, inputs) : null;
     if (why && d?.allowed) {
       patch(controlPlaneLease(e, now, policy, d.rule));

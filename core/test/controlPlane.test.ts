@@ -1,6 +1,7 @@
 import { drained, report, scheduled } from "@quiesce/testkit/documents";
 import { describe, expect, it } from "vitest";
 import {
+  applyOperatorAction,
   CONTROL_PLANE,
   claimAcknowledge,
   dueAcknowledges,
@@ -28,6 +29,14 @@ const fallback = (over: object = {}) =>
     },
   });
 
+function hold(s: Sim, to: "on" | "off") {
+  const action =
+    to === "on"
+      ? { kind: "hold" as const, by: "op", reason: "r", ttlSeconds: 3600 }
+      : { kind: "release" as const, by: "op", reason: "r" };
+  s.state = applyOperatorAction(s.state, key, action, s.now, s.p).state;
+}
+
 /** Both VMs drained, their relays then silent: Ready, and nobody reports to be elected. */
 function readyWithSilentRelays(s: Sim) {
   s.send(report("vm0", 1, []));
@@ -41,9 +50,12 @@ describe("control-plane approval", () => {
     const s = new Sim(fallback());
     s.send(report("vm0", 1, []));
     s.send(report("vm1", 1, []));
+    s.send(report("vm0", 2, [ev]));
+    // Held by an operator while both drain: no relay is elected, and none reports after release.
+    hold(s, "on");
     s.send(report("vm0", 2, [ev], { hooks: [drained(id)] }));
-    // vm1 drained, but dry-run relays are never elected: the event is Ready with no approver.
-    s.send(report("vm1", 2, [ev], { hooks: [drained(id)], dryRun: true }));
+    s.send(report("vm1", 2, [ev], { hooks: [drained(id)] }));
+    hold(s, "off");
     expect(s.phase(id)).toBe("Ready");
     s.tick(59_000);
     expect(s.event(id).lease).toBeNull();
@@ -75,6 +87,17 @@ describe("control-plane approval", () => {
     for (let i = 0; i < 10; i++) s.tick(60_000);
     expect(s.event(id).lease).toBeNull();
     expect(s.event(id).controlPlane).toBeUndefined();
+  });
+
+  it("never stands in for a dry-run relay: an event naming its VM waits for NotBefore", () => {
+    const s = new Sim(fallback({ afterSeconds: 0 }));
+    s.send(report("vm0", 1, []));
+    s.send(report("vm1", 1, [], { dryRun: true }));
+    s.send(report("vm0", 2, [ev], { hooks: [drained(id)] }));
+    s.send(report("vm1", 2, [ev], { hooks: [drained(id)], dryRun: true }));
+    expect(s.phase(id)).toBe("Ready");
+    for (let i = 0; i < 5; i++) s.tick(60_000);
+    expect(s.event(id).lease).toBeNull();
   });
 
   it("is never elected when its mode is off", () => {

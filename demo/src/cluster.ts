@@ -76,6 +76,8 @@ export interface LocalCluster {
   readonly cluster: string;
   readonly fabric: FabricSimulator;
   readonly coordinatorUrl: string;
+  /** The cluster's Azurite: a second coordinator instance can share it. */
+  readonly connectionString: string;
   readonly relayKey: string;
   readonly operatorKey: string;
   /** Read-only key for the status API and page. */
@@ -181,6 +183,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
       cluster,
       fabric,
       coordinatorUrl: first.url,
+      connectionString: azurite.connectionString,
       relayKey: first.relayKey,
       operatorKey: first.operatorKey,
       readerKey: first.readerKey,
