@@ -123,7 +123,12 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
     const coordinatorSettings: Record<string, string> = {
       ...(o.policy === undefined ? {} : { QUIESCE_POLICY: JSON.stringify(o.policy) }),
       ...(o.controlPlane
-        ? { QUIESCE_CONTROL_PLANE: "true", QUIESCE_ARM_ENDPOINT: fabric.armUrl }
+        ? {
+            QUIESCE_CONTROL_PLANE: "true",
+            QUIESCE_ARM_ENDPOINT: fabric.armUrl,
+            // The loopback ARM checks audiences as Azure's does: its own is the public cloud's.
+            QUIESCE_ARM_AUDIENCE: "https://management.azure.com",
+          }
         : {}),
       ...o.coordinatorSettings,
     };
@@ -148,7 +153,6 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
     await startCoordinator();
     cleanups.push(stopCoordinator);
     const first = coordinator as unknown as LocalCoordinator;
-
 
     const relays = new Map<string, RelayHandle>();
     const startOne = async (vm: string) => {

@@ -91,6 +91,11 @@ const common = {
   QUIESCE_CONTROL_PLANE: BooleanText.default(false),
   /** Azure Resource Manager endpoint (sovereign clouds: e.g. https://management.usgovcloudapi.net). */
   QUIESCE_ARM_ENDPOINT: z.url().default("https://management.azure.com"),
+  /**
+   * Audience of the app's ARM tokens when it is not the endpoint itself (a proxy in front of
+   * ARM, or the fabric simulator's loopback ARM, which expects https://management.azure.com).
+   */
+  QUIESCE_ARM_AUDIENCE: z.url().optional(),
   /** Log every report at debug level. */
   QUIESCE_DEBUG: BooleanText.default(false),
 };

@@ -80,6 +80,7 @@ export async function createCoordinator(
   const arm = settings.QUIESCE_CONTROL_PLANE
     ? createArmClient({
         endpoint: settings.QUIESCE_ARM_ENDPOINT,
+        ...(settings.QUIESCE_ARM_AUDIENCE ? { audience: settings.QUIESCE_ARM_AUDIENCE } : {}),
         credential,
         dispatcher,
         clock,

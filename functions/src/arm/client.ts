@@ -55,6 +55,11 @@ export interface ArmRequestEvent {
 }
 
 export interface ArmClientOptions {
+  /**
+   * The token audience (QUIESCE_ARM_AUDIENCE); the endpoint by default, which is what Azure
+   * expects of each cloud's Resource Manager. Only a proxy in front of ARM needs it set.
+   */
+  audience?: string;
   /** QUIESCE_ARM_ENDPOINT; https://management.azure.com by default; sovereign clouds have their own. */
   endpoint?: string;
   credential: ArmCredential;
@@ -105,7 +110,8 @@ export function createArmClient(options: ArmClientOptions): ArmClient {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const ownAgent = options.dispatcher ? undefined : createPooledAgent({ timeoutMs });
   const dispatcher = options.dispatcher ?? (ownAgent as Dispatcher);
-  const token = tokenSource(options.credential, `${endpoint}/.default`, clock);
+  const audience = (options.audience ?? endpoint).replace(/\/+$/, "");
+  const token = tokenSource(options.credential, `${audience}/.default`, clock);
 
   const urlOf = (req: ArmRequest<unknown>): URL | undefined => {
     // Only paths on the endpoint: a token for ARM must never be sent to another host (a

@@ -1,0 +1,45 @@
+import type { LocalCluster } from "@quiesce/demo";
+import type { FabricSimulator } from "@quiesce/fabric-simulator";
+import { waitFor } from "@quiesce/testkit/wait";
+
+/**
+ * What the control-plane end-to-end tests share: an event made Ready while no relay can be
+ * elected (held by an operator while its VMs drain, then released once their relays are gone),
+ * and what the fabric's ARM saw.
+ */
+
+/** Holds the event, then waits until every VM in `vms` reported its drain succeeded. */
+export async function drainedWhileHeld(c: LocalCluster, eventId: string, vms: string[]) {
+  await waitFor(
+    "the coordinator to see the event",
+    () => c.status.event(eventId, c.cluster).catch(() => null),
+    30_000,
+  );
+  await c.status.operator("hold", eventId, {
+    cluster: c.cluster,
+    reason: "test: drain while held",
+  });
+  await waitFor(
+    `${vms.join(", ")} drained`,
+    async () => {
+      const d = await c.status.event(eventId, c.cluster);
+      return vms.every((vm) => d.readiness.find((r) => r.vm === vm)?.drain?.status === "succeeded");
+    },
+    30_000,
+  );
+}
+
+export async function releaseHold(c: LocalCluster, eventId: string) {
+  await c.status.operator("release", eventId, { cluster: c.cluster, reason: "test: release" });
+}
+
+/** The ARM acknowledge calls naming the event, in order, with their answers. */
+export function acknowledgesOf(fabric: FabricSimulator, eventId: string) {
+  const id = eventId.toLowerCase();
+  return fabric.arm
+    .requests()
+    .filter(
+      (r) =>
+        r.method === "POST" && r.path.toLowerCase().includes(`/scheduledevents/${id}/acknowledge`),
+    );
+}
