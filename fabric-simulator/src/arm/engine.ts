@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ControlResult } from "../controlResult";
-import { parseCommand } from "../controlResult";
+import { type ControlResult, parseCommand } from "../controlResult";
 import type { FabricEngine } from "../engine";
 import type { Instant } from "../model/types";
 import type { Topology } from "../topology";

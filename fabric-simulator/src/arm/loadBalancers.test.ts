@@ -93,6 +93,17 @@ describe("backend pool over ARM", () => {
     expect((await put(withAdminState(pool, "web-1", "Up"), pool.etag)).status).toBe(412);
   });
 
+  it("lets only one of two concurrent PUTs with the same If-Match through", async () => {
+    const pool = await getPool();
+    const answers = await Promise.all([
+      put(withAdminState(pool, "web-0", "Down"), pool.etag),
+      put(withAdminState(pool, "web-3", "Down"), pool.etag),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
+    const down = Object.values(backends()).filter((b) => b.adminState === "Down");
+    expect(down).toHaveLength(1);
+  });
+
   it("refuses any change but admin state, and a body that is not JSON", async () => {
     const pool = await getPool();
     const addresses = pool.properties.loadBalancerBackendAddresses;
