@@ -83,6 +83,9 @@ describe("CLI", () => {
     expect(p.out()).toContain(`${url}/vm/w1`);
     const control = new FabricControlClient(url);
     expect((await control.clock()).timeScale).toBe(60);
+    const arm = await control.arm();
+    expect(p.out()).toContain(`Azure Resource Manager (loopback): ${arm.armUrl}`);
+    expect(p.out()).toContain(`IDENTITY_ENDPOINT=${arm.identity.endpoint}`);
     const e = await control.schedule({ eventType: "Reboot", group: "web" });
     const d = await getScheduledEvents(`${url}/vm/w0`);
     expect(d.body?.Events[0]?.EventId).toBe(e.eventId);

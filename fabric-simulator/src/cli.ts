@@ -45,6 +45,10 @@ async function main(): Promise<void> {
   const lines = [
     `fabric simulator listening on ${sim.url} (time scale ${args.timeScale}x: 15 simulated minutes = ${(900 / args.timeScale).toFixed(1)} s)`,
     `control API: ${sim.url}/control  (GET /control/topology, POST /control/events, GET /control/timeline ...)`,
+    `Azure Resource Manager (loopback): ${sim.armUrl}  (the coordinator's QUIESCE_ARM_ENDPOINT)`,
+    `  managed identity: IDENTITY_ENDPOINT=${sim.identity.endpoint} IDENTITY_HEADER=${sim.identity.header}`,
+    `  (system-assigned principal ${sim.identity.principalId}; GET /control/arm for the rest)`,
+    `health endpoints for HTTP gates: ${sim.url}/health/<name>  (POST /control/gates/<name> {"status": 503})`,
     "VM IMDS base URLs (set QUIESCE_IMDS_URL of each relay to one of these):",
   ];
   const groups = Object.values(state.groups);

@@ -67,6 +67,8 @@ export class FabricEngine {
   private readonly listeners = new Set<(entry: TimelineEntry) => void>();
   /** Changes on reset and topology load so cached documents of an earlier fabric are never served. */
   private generationCounter = 0;
+  /** Simulated ms at which the current generation began (what started with it, e.g. traffic, counts from there). */
+  private generationStart: number;
 
   constructor(
     topology: Topology,
@@ -76,6 +78,7 @@ export class FabricEngine {
     const r = createFabric(topology, options);
     if (!r.ok) throw new Error(`invalid topology: ${r.error.message}`);
     this.currentState = r.value.state;
+    this.generationStart = clock.now();
   }
 
   private get current(): FabricState {
@@ -110,6 +113,10 @@ export class FabricEngine {
 
   get generation(): number {
     return this.generationCounter;
+  }
+
+  get generationStartMs(): number {
+    return this.generationStart;
   }
 
   now(): Instant {
@@ -212,12 +219,14 @@ export class FabricEngine {
     if (!r.ok) return r;
     this.current = r.value.state;
     this.generationCounter++;
+    this.generationStart = this.clock.now();
     return { ok: true, value: r.value.state };
   }
 
   reset(): FabricState {
     this.current = resetFabric(this.current);
     this.generationCounter++;
+    this.generationStart = this.clock.now();
     return this.current;
   }
 

@@ -9,6 +9,7 @@ export type {
 } from "./arm/commands";
 export type { ManagedIdentity } from "./arm/identity";
 export type { BackendView, LoadBalancerView } from "./arm/loadBalancers";
+export { type ArmAnswerSeen, armCall, armToken, errorCode } from "./arm/probe";
 export type { AlertInstance, ArmFault, ArmRequest, RoleAssignment } from "./arm/types";
 export { AdminState, AlertRuleSpec, LoadBalancerSpec } from "./armTopology";
 export { FabricControlClient, type TopologyView } from "./client";

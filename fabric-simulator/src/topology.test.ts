@@ -46,6 +46,52 @@ describe("topologies", () => {
   });
 });
 
+describe("load balancers and alert rules", () => {
+  const groups = [
+    { kind: "availabilitySet", name: "avset-web", vms: 2 },
+    { kind: "standalone", vms: ["jumpbox"] },
+  ] as const;
+
+  it("take defaults, and may name availability sets, placement groups and standalone VMs", () => {
+    const t = Topology.parse({
+      groups,
+      loadBalancers: [{ name: "lb", pools: [{ name: "p", groups: ["avset-web", "jumpbox"] }] }],
+      alertRules: ["errors", { name: "latency" }],
+    });
+    expect(t.loadBalancers?.[0]).toEqual({
+      name: "lb",
+      requestsPerSecond: 10,
+      probeSeconds: 15,
+      pools: [{ name: "p", groups: ["avset-web", "jumpbox"], adminState: "None" }],
+    });
+    expect(t.alertRules).toEqual(["errors", { name: "latency", severity: "Sev3" }]);
+  });
+
+  it("refuse a pool naming a group that does not exist, and duplicate names", () => {
+    const bad = Topology.safeParse({
+      groups,
+      loadBalancers: [
+        { name: "lb", pools: [{ name: "p", groups: ["avset-nope"] }] },
+        {
+          name: "LB",
+          pools: [
+            { name: "p", groups: ["jumpbox"] },
+            { name: "P", groups: ["jumpbox"] },
+          ],
+        },
+      ],
+      alertRules: ["errors", "Errors"],
+    });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues.map((i) => i.message)).toEqual([
+      "no group avset-nope in the topology",
+      "duplicate load balancer LB",
+      "duplicate pool P",
+      "duplicate alert rule errors",
+    ]);
+  });
+});
+
 describe("the example topology file", () => {
   it("parses and expands", async () => {
     const { readFile } = await import("node:fs/promises");

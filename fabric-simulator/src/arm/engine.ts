@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ControlResult } from "../controlResult";
-import { parseCommand } from "../controlResult";
+import { type ControlResult, parseCommand } from "../controlResult";
 import type { FabricEngine } from "../engine";
 import type { Instant } from "../model/types";
 import type { Topology } from "../topology";
@@ -12,7 +11,10 @@ import { resourceGroupId } from "./ids";
 import { authorized, grant, revoke } from "./rbac";
 import { advanceTraffic } from "./traffic";
 import type { AlertInstance, ArmFault, ArmRequest, ArmWorld, RoleAssignment } from "./types";
-import { createWorld, MAX_LOGGED_REQUESTS } from "./world";
+import { createWorld } from "./world";
+
+/** The request log keeps the newest this many requests. */
+const MAX_LOGGED_REQUESTS = 10_000;
 
 /**
  * The imperative shell of the loopback ARM: holds the current ARM world, starts a fresh one when
@@ -22,6 +24,9 @@ import { createWorld, MAX_LOGGED_REQUESTS } from "./world";
  */
 export class ArmEngine {
   private current: ArmWorld;
+  /** The request log: shell state (appended per request), emptied with each new generation. */
+  private log: ArmRequest[] = [];
+  private nextSeq = 1;
 
   constructor(
     readonly fabric: FabricEngine,
@@ -35,13 +40,17 @@ export class ArmEngine {
       this.fabric.state(),
       this.fabric.generation,
       this.identity.system.principalId,
-      this.fabric.now().simMs,
+      this.fabric.generationStartMs,
     );
   }
 
   /** The world of the fabric's current generation (a reset empties the log, faults, alerts...). */
   world(): ArmWorld {
-    if (this.current.generation !== this.fabric.generation) this.current = this.fresh();
+    if (this.current.generation !== this.fabric.generation) {
+      this.current = this.fresh();
+      this.log = [];
+      this.nextSeq = 1;
+    }
     return this.current;
   }
 
@@ -72,18 +81,16 @@ export class ArmEngine {
 
   // The request log.
 
-  log(entry: Omit<ArmRequest, "seq" | "at">): void {
-    const w = this.world();
-    const kept = w.requests.length >= MAX_LOGGED_REQUESTS ? w.requests.slice(1) : w.requests;
-    this.set({
-      ...w,
-      requests: [...kept, { seq: w.nextSeq, ...entry, at: this.now() }],
-      nextSeq: w.nextSeq + 1,
-    });
+  record(entry: Omit<ArmRequest, "seq" | "at">): void {
+    this.world();
+    this.log.push({ seq: this.nextSeq++, ...entry, at: this.now() });
+    if (this.log.length > MAX_LOGGED_REQUESTS)
+      this.log.splice(0, this.log.length - MAX_LOGGED_REQUESTS);
   }
 
   requests(sinceSeq = 0): ArmRequest[] {
-    return this.world().requests.filter((r) => r.seq > sinceSeq);
+    this.world();
+    return this.log.filter((r) => r.seq > sinceSeq);
   }
 
   // Faults.

@@ -42,6 +42,7 @@ const add = (c: BackendCounts | undefined, routed: number, dropped: number): Bac
 });
 
 export function advanceTraffic(world: ArmWorld, state: FabricState, nowMs: number): ArmWorld {
+  if (loadBalancers(state.topology).length === 0) return world;
   const intervals = downIntervals(state);
   const traffic: Record<string, LoadBalancerTraffic> = { ...world.traffic };
   for (const lb of loadBalancers(state.topology)) {

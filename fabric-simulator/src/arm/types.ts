@@ -3,7 +3,8 @@ import type { Instant } from "../model/types";
 
 /**
  * What the loopback Azure Resource Manager knows beyond the fabric: role assignments, injected
- * faults, the request log, load balancer admin states and simulated traffic, alerts. It lives as
+ * faults, load balancer admin states and simulated traffic, alerts (the request log is kept by the
+ * shell beside it, with the same lifetime). It lives as
  * long as one fabric generation (a reset or a new topology starts a fresh one), unlike the
  * identities and their tokens, which belong to Entra ID and outlive resets.
  */
@@ -98,8 +99,6 @@ export interface ArmWorld {
   readonly roleAssignments: readonly RoleAssignment[];
   readonly faults: readonly ArmFault[];
   readonly nextFaultId: number;
-  readonly requests: readonly ArmRequest[];
-  readonly nextSeq: number;
   /** Keyed by `poolKey(lb, pool)`. */
   readonly pools: Readonly<Record<string, PoolState>>;
   readonly traffic: Readonly<Record<string, LoadBalancerTraffic>>;

@@ -6,8 +6,6 @@ import { type ArmWorld, type PoolState, poolKey, type RoleAssignment } from "./t
 
 /** A fresh ARM world for one fabric generation: pure, from the topology. */
 
-export const MAX_LOGGED_REQUESTS = 10_000;
-
 /**
  * What the system-assigned identity may do out of the box, so a coordinator works against the
  * simulator without any set-up: everything in the simulated resource group (Contributor), and
@@ -83,8 +81,6 @@ export function createWorld(
     roleAssignments: defaultRoleAssignments(state.topology, systemPrincipalId),
     faults: [],
     nextFaultId: 1,
-    requests: [],
-    nextSeq: 1,
     pools,
     traffic,
     alerts: [],

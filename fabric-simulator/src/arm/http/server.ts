@@ -21,7 +21,7 @@ export function armHandler(arm: ArmEngine) {
     req.resume();
     const { status, body, headers } = decided.answer;
     // Logged before answering, so a client that has its answer also finds it in the log.
-    arm.log({
+    arm.record({
       method,
       path,
       apiVersion: url.searchParams.get("api-version"),

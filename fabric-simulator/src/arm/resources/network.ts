@@ -114,9 +114,11 @@ export function getPool(call: ArmCall): ArmAnswer {
  * is a long-running operation (it may answer 201/200 with an Azure-AsyncOperation header to poll).
  */
 export async function putPool(call: ArmCall): Promise<ArmAnswer> {
+  const body = await call.body();
+  // Read the pool only now, after the last await: the etag check and the write then see one
+  // state, so two concurrent PUTs with the same If-Match cannot both succeed.
   const c = poolOr404(call);
   if ("status" in c) return c;
-  const body = await call.body();
   if (!body.ok) return body.answer;
   const r = putPoolFromArm(call.arm, c, body.value, call.ifMatch);
   if (!r.ok) return r.answer;
