@@ -131,6 +131,7 @@ export function recordAcknowledge(
   attempt: number,
   outcome: AcknowledgeOutcome,
   now: number,
+  policy: Policy,
 ): ControlPlaneChange | null {
   const e = state.events[key];
   if (!e || e.approvedAt !== null || e.lease?.via !== "controlPlane" || e.lease.attempt !== attempt)
@@ -148,6 +149,7 @@ export function recordAcknowledge(
     reason = `acknowledged by the control plane through Azure Resource Manager on ${outcome.scope} (rule ${e.approvalRule}, attempt ${attempt})`;
   } else {
     const f = outcome.failure;
+    const last = outcome.permanent || cp.attempts >= policy.controlPlaneApproval.maxAttempts;
     next = {
       ...e,
       lease: null,
@@ -155,10 +157,10 @@ export function recordAcknowledge(
         ...cp,
         claimedAt: null,
         lastError: f,
-        gaveUp: cp.gaveUp || outcome.permanent,
+        gaveUp: cp.gaveUp || last,
       },
     };
-    reason = `control plane could not acknowledge (attempt ${attempt}): ARM ${f.status || "request"} ${f.code}: ${f.message}${outcome.permanent ? "; no more attempts for this event" : ""}`;
+    reason = `control plane could not acknowledge (attempt ${attempt}): ARM ${f.status || "request"} ${f.code}: ${f.message}${last ? "; no more attempts for this event" : "; retried at the next sweep"}`;
   }
   return {
     state: { ...state, events: withEntry(state.events, key, next) },

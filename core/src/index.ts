@@ -9,6 +9,7 @@ export {
 export { HANDOFF_REPORT_SECONDS } from "./cadence";
 export { needsClusterEvents } from "./clusterEvents";
 export * from "./controlPlane";
+export * from "./controlPlaneOutcome";
 export * from "./coverage";
 export { isEnded } from "./evaluate";
 export { DELETES_VMS } from "./eventTypes";

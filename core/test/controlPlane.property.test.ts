@@ -174,7 +174,7 @@ function simulate(resources: string[], actions: Action[], withLoadBalancer: bool
               permanent: false,
             } as const);
         state =
-          recordAcknowledge(claimed.state, due.eventKey, due.attempt, outcome, now)?.state ??
+          recordAcknowledge(claimed.state, due.eventKey, due.attempt, outcome, now, p)?.state ??
           claimed.state;
         break;
       }

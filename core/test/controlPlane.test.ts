@@ -131,6 +131,7 @@ describe("control-plane approval", () => {
       1,
       { ok: true, scope: "availabilitySets/as" },
       s.now,
+      s.p,
     );
     s.state = done?.state ?? s.state;
     expect(s.event(id)).toMatchObject({
@@ -155,6 +156,7 @@ describe("control-plane approval", () => {
       1,
       { ok: false, failure, permanent: true },
       s.now,
+      s.p,
     );
     s.state = r?.state ?? s.state;
     expect(s.event(id).lease).toBeNull();
@@ -188,6 +190,6 @@ describe("control-plane approval", () => {
     readyWithSilentRelays(s);
     s.tick(31_000);
     s.tick(91_000);
-    expect(recordAcknowledge(s.state, key, 1, { ok: true, scope: "x" }, s.now)).toBeNull();
+    expect(recordAcknowledge(s.state, key, 1, { ok: true, scope: "x" }, s.now, s.p)).toBeNull();
   });
 });

@@ -84,6 +84,9 @@ export async function createCoordinator(
         credential,
         dispatcher,
         clock,
+        // The sweep waits for these calls: a Retry-After past 10 s ends the attempt, and the
+        // control plane tries again at a later sweep (its lease and attempts bound the whole).
+        maxRetryWaitMs: 10_000,
         ...(opts.random ? { random: opts.random } : {}),
       })
     : null;

@@ -1,10 +1,11 @@
 import {
+  applyAcknowledgeOutcome,
   type ClusterState,
   claimAcknowledge,
   dueAcknowledges,
   memberKey,
-  recordAcknowledge,
 } from "@quiesce/core";
+import type { Policy } from "@quiesce/protocol/policy";
 import type { ControlPlaneDeps } from "./deps";
 import { mutate } from "./mutate";
 import { type ControlPlanePorts, isPermanent } from "./ports";
@@ -25,6 +26,7 @@ export async function runDueAcknowledges(
   deps: ControlPlaneDeps,
   ports: ControlPlanePorts,
   state: ClusterState,
+  policy: Policy,
 ): Promise<AcknowledgeSummary> {
   const summary = { acknowledged: 0, failed: 0 };
   for (const due of dueAcknowledges(state, deps.clock.now())) {
@@ -55,7 +57,7 @@ export async function runDueAcknowledges(
     if (outcome.ok) summary.acknowledged++;
     else summary.failed++;
     await mutate(deps, state.cluster, (s, now) =>
-      recordAcknowledge(
+      applyAcknowledgeOutcome(
         s,
         due.eventKey,
         due.attempt,
@@ -67,6 +69,7 @@ export async function runDueAcknowledges(
               permanent: isPermanent(outcome.error),
             },
         now,
+        policy,
       ),
     );
   }

@@ -36,7 +36,7 @@ export class ControlPlane {
   async runDue(state: ClusterState, policy: Policy): Promise<ControlPlaneSummary> {
     const none = { acknowledged: 0, failed: 0, takenDown: 0, restored: 0 };
     if (!this.ports) return none;
-    const acks = await runDueAcknowledges(this.deps, this.ports, state);
+    const acks = await runDueAcknowledges(this.deps, this.ports, state, policy);
     const lb = await runDueLoadBalancerSteps(this.deps, this.ports, state, policy);
     return { ...acks, ...lb, failed: acks.failed + lb.failed };
   }
