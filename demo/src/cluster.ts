@@ -41,8 +41,11 @@ export interface LocalClusterOptions {
   fabricClock?: SimClock;
   /** Fabric behaviour (minStartedSeconds, requireAllApprovals...). */
   fabricOptions?: Partial<FabricOptions>;
-  /** QUIESCE_POLICY for the coordinator (JSON object: {default, clusters}). */
-  policy?: unknown;
+  /**
+   * QUIESCE_POLICY for the coordinator (JSON object: {default, clusters}); or made from the
+   * fabric, for policies that name its URLs (an HTTP gate's health endpoint, an alert rule's id).
+   */
+  policy?: unknown | ((fabric: FabricSimulator) => unknown);
   /** Extra coordinator settings (QUIESCE_*). */
   coordinatorSettings?: Record<string, string>;
   /** How often the coordinator sweeps (ms). */
@@ -121,7 +124,13 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
       process.env.IDENTITY_HEADER = fabric.identity.header;
     }
     const coordinatorSettings: Record<string, string> = {
-      ...(o.policy === undefined ? {} : { QUIESCE_POLICY: JSON.stringify(o.policy) }),
+      ...(o.policy === undefined
+        ? {}
+        : {
+            QUIESCE_POLICY: JSON.stringify(
+              typeof o.policy === "function" ? o.policy(fabric) : o.policy,
+            ),
+          }),
       ...(o.controlPlane
         ? {
             QUIESCE_CONTROL_PLANE: "true",

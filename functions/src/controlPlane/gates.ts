@@ -2,8 +2,12 @@ import { type ClusterState, type GateVerdict, liveRelaysVerdicts } from "@quiesc
 import type { Gate, Policy } from "@quiesce/protocol/policy";
 import { type ControlPlanePorts, describeProblem, type HttpProbe } from "./ports";
 
-/** An HTTP or alert-rule verdict is reused for this long per instance (a burst of reports probes once). */
-const CACHE_MS = 5_000;
+/**
+ * A failing HTTP or alert-rule verdict is reused for this long per instance, so a burst of
+ * reports of a blocked event probes once; a passing one never is: the round that elects an
+ * approver has checked every gate itself.
+ */
+const FAILING_CACHE_MS = 5_000;
 
 /**
  * Evaluates a cluster's safety gates for the core (core/src/gates.ts): HTTP probes and alert
@@ -34,7 +38,7 @@ export class GateEvaluator {
   private async cached(cluster: string, gate: Exclude<Gate, { kind: "liveRelays" }>, now: number) {
     const key = `${cluster}\u0000${JSON.stringify(gate)}`;
     const hit = this.cache.get(key);
-    if (hit && now - hit.at < CACHE_MS) return hit.verdict;
+    if (hit && !hit.verdict.pass && now - hit.at < FAILING_CACHE_MS) return hit.verdict;
     const verdict = await this.check(gate).catch(
       (e: unknown): GateVerdict => ({
         name: gate.name,

@@ -81,7 +81,7 @@ export async function startHookedCluster(
 /** The end-to-end tests' cluster "e2e": FAST_POLICY under `policy`, sweeping every 500 ms. */
 export function startE2eCluster(
   topology: TopologyInput,
-  policy: Record<string, unknown>,
+  policy: Record<string, unknown> | ((fabric: FabricSimulator) => Record<string, unknown>),
   extra: Partial<LocalClusterOptions> = {},
   onStarted?: (c: LocalCluster) => void,
 ): Promise<HookedCluster> {
@@ -90,7 +90,9 @@ export function startE2eCluster(
       cluster: "e2e",
       topology,
       timeScale: 1,
-      policy: { default: { ...FAST_POLICY, ...policy } },
+      policy: (f: FabricSimulator) => ({
+        default: { ...FAST_POLICY, ...(typeof policy === "function" ? policy(f) : policy) },
+      }),
       sweepIntervalMs: 500,
       relaySettings: { QUIESCE_HOOK_SAFETY_MARGIN_SECONDS: 0 },
       // A relay cut off from the coordinator comes back within a second of it.
