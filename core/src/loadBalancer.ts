@@ -153,7 +153,8 @@ export function dueLoadBalancerActions(
         });
       } else if (
         lb &&
-        (lb.state === "down" || lb.state === "restoring") &&
+        // goingDown too: a crash after the write but before its record may have left it Down.
+        (HOLDING.has(lb.state) || lb.state === "restoring") &&
         e.leftAt !== null &&
         !DELETES_VMS.has(e.eventType) &&
         (row.drain === null || row.recover?.status === "succeeded") &&

@@ -86,6 +86,16 @@ describe("load-balancer drain", () => {
     ]);
   });
 
+  it("a step cut short after its write (goingDown) is restored once the event left and recovered", () => {
+    const s = new Sim(lbPolicy());
+    s.send(report("vm0", 1, [ev], { hooks: [drained(id)] }));
+    step(s, "goingDown"); // the coordinator died before recording "down"
+    s.send(report("vm0", 2, [], { hooks: [{ ...drained(id), recover: run("succeeded", 2) }] }));
+    expect(dueLoadBalancerActions(s.state, s.now, s.p)).toMatchObject([
+      { kind: "restore", pools: [pool] },
+    ]);
+  });
+
   it("never takes down a VM for an event already approved, and never with the policy off", () => {
     const s = new Sim(policy());
     s.send(report("vm0", 1, [ev], { hooks: [drained(id)] }));
