@@ -33,7 +33,9 @@ export function eventPage(e: EventDetail, now: number, ops: OperatorUi): HTMLEle
     ["Approval rule", e.approval.rule ?? "—"],
     [
       "Approved",
-      e.approval.approvedAt ? `${clock(e.approval.approvedAt)} by ${e.approval.approvedBy}` : "—",
+      e.approval.approvedAt
+        ? `${clock(e.approval.approvedAt)} by ${e.approval.approvedBy}${e.approval.via === "controlPlane" ? " (through Azure Resource Manager)" : ""}`
+        : "—",
     ],
     ["Started", clock(e.startedAt)],
     ["Ended", clock(e.endedAt)],
@@ -42,6 +44,16 @@ export function eventPage(e: EventDetail, now: number, ops: OperatorUi): HTMLEle
     facts.push(["Hold", `by ${e.hold.by}: “${e.hold.reason}”, until ${clock(e.hold.expiresAt)}`]);
   if (e.forceApprove)
     facts.push(["Force-approve", `by ${e.forceApprove.by}: “${e.forceApprove.reason}”`]);
+  for (const g of e.gates) facts.push([`Gate ${g.name}`, `failing: ${g.detail}`]);
+  for (const o of e.gateOverrides)
+    facts.push([`Forced past ${o.gate}`, `by ${o.by}: “${o.reason}”, until ${clock(o.expiresAt)}`]);
+  const cp = e.approval.controlPlane;
+  if (cp?.lastError)
+    facts.push([
+      "Control plane",
+      `${cp.attempts} attempt(s)${cp.gaveUp ? ", gave up" : ""}: ARM ${cp.lastError.status} ${cp.lastError.code}`,
+    ]);
+  const lb = e.readiness.some((r) => r.loadBalancer);
   return h(
     "article",
     { class: "event-page", "data-event-id": e.eventId, "data-phase": e.phase },
@@ -69,9 +81,14 @@ export function eventPage(e: EventDetail, now: number, ops: OperatorUi): HTMLEle
         h(
           "tr",
           {},
-          ["VM", "Affected", "Sees the event", "Drain", "Recover"].map((t) =>
-            h("th", { scope: "col" }, t),
-          ),
+          [
+            "VM",
+            "Affected",
+            "Sees the event",
+            "Drain",
+            "Recover",
+            ...(lb ? ["Load balancer"] : []),
+          ].map((t) => h("th", { scope: "col" }, t)),
         ),
       ),
       h(
@@ -85,6 +102,7 @@ export function eventPage(e: EventDetail, now: number, ops: OperatorUi): HTMLEle
               inDocument: undefined,
               drain: null,
               recover: null,
+              loadBalancer: null,
             }))
         ).map((r) =>
           h(
@@ -100,6 +118,14 @@ export function eventPage(e: EventDetail, now: number, ops: OperatorUi): HTMLEle
             h("td", {}, r.inDocument === undefined ? "—" : r.inDocument ? "yes" : "no"),
             h("td", {}, hook(r.drain)),
             h("td", {}, hook(r.recover)),
+            lb &&
+              h(
+                "td",
+                {},
+                r.loadBalancer
+                  ? `${r.loadBalancer.state}${r.loadBalancer.error ? ` (${r.loadBalancer.error})` : ""}`
+                  : "—",
+              ),
           ),
         ),
       ),
