@@ -106,8 +106,16 @@ describe("load-balancer drain across a coordinator crash", () => {
     markers.release("recover", "web-0");
     expect(adminState("web-0")).toBe("Down");
     await coordinator.start();
-    await waitFor("web-0 back in its load balancer", () => adminState("web-0") === "None", 30_000);
     const status = new StatusClient(coordinator.url, coordinator.operatorKey);
+    await waitFor(
+      "web-0 back in its load balancer",
+      () => adminState("web-0") === "None",
+      30_000,
+    ).catch(async (e: unknown) => {
+      // What the coordinator knew, for a failure in CI.
+      const d = await status.event(ev.eventId, "crash").catch((x: unknown) => String(x));
+      throw new Error(`${(e as Error).message}\n${JSON.stringify(d)}\n${coordinator.output}`);
+    });
     await waitFor(
       "the event Completed",
       async () => (await status.event(ev.eventId, "crash")).phase === "Completed",
