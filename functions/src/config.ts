@@ -1,4 +1,9 @@
-import { BooleanText, describeZodError, parseJsonWith } from "@quiesce/protocol";
+import {
+  BooleanText,
+  describeZodError,
+  HttpsOrLoopbackUrl,
+  parseJsonWith,
+} from "@quiesce/protocol";
 import { DEFAULT_POLICIES, type Policies, type Policy, PolicySet } from "@quiesce/protocol/policy";
 import { z } from "zod";
 
@@ -21,13 +26,7 @@ const json = <T extends z.ZodType>(schema: T) =>
     .pipe(schema);
 
 /** A webhook URL: https, or plain http only to a loopback receiver (tests, `npm start`). */
-const webhookUrl = z.url().refine((u) => {
-  const { protocol, hostname } = new URL(u);
-  return (
-    protocol === "https:" ||
-    (protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(hostname))
-  );
-}, "must be https (http only to 127.0.0.1 / localhost)");
+const webhookUrl = HttpsOrLoopbackUrl;
 
 /** Every setting but the authentication ones. */
 const common = {

@@ -11,3 +11,4 @@ export * from "./env";
 export * from "./names";
 export * from "./result";
 export * from "./timing";
+export * from "./url";

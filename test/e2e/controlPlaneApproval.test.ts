@@ -6,9 +6,8 @@ import {
   startE2eCluster,
   waitForPhase,
 } from "@quiesce/testkit/cluster";
-import { waitFor } from "@quiesce/testkit/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acknowledgesOf, drainedWhileHeld, releaseHold } from "./support/controlPlane";
+import { acknowledgesOf, startedWithRelaysGone } from "./support/controlPlane";
 
 /**
  * Approval through Azure Resource Manager when no relay can: real relays, the local coordinator
@@ -51,14 +50,7 @@ describe("control-plane approval end to end", () => {
       durationInSeconds: 1,
       startedSeconds: 1,
     });
-    await drainedWhileHeld(c, ev.eventId, ["web-0", "web-1"]);
-    for (const vm of ["web-0", "web-1", "web-2"]) await c.stopRelay(vm);
-    await releaseHold(c, ev.eventId);
-    await waitFor(
-      "the fabric to start the event",
-      () => simEvent(c.fabric, ev.eventId).startedAt !== undefined,
-      30_000,
-    );
+    await startedWithRelaysGone(c, ev.eventId, ["web-0", "web-1"], ["web-0", "web-1", "web-2"]);
     const sim = simEvent(c.fabric, ev.eventId);
     expect(sim.startCause).toBe("approval");
     expect(sim.approvedBy).toBe("control-plane");
@@ -123,14 +115,7 @@ describe("control-plane approval end to end", () => {
         durationInSeconds: 1,
         startedSeconds: 1,
       });
-      await drainedWhileHeld(c, ev.eventId, ["web-2"]);
-      for (const vm of ["web-0", "web-1", "web-2"]) await c.stopRelay(vm);
-      await releaseHold(c, ev.eventId);
-      await waitFor(
-        "the fabric to start the event",
-        () => simEvent(c.fabric, ev.eventId).startedAt !== undefined,
-        30_000,
-      );
+      await startedWithRelaysGone(c, ev.eventId, ["web-2"], ["web-0", "web-1", "web-2"]);
       // Both instances kept sweeping while it was Ready and after: still one acknowledge.
       for (let i = 0; i < 3; i++) await second.coordinator.handlers.sweep();
       expect(acknowledgesOf(c.fabric, ev.eventId)).toHaveLength(1);

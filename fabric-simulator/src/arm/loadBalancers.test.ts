@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../clock";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
+import { describe, expect, it } from "vitest";
 import type { BackendView } from "./loadBalancers";
-import { armCall, armToken, errorCode } from "./probe";
+import { armCall, errorCode } from "./probe";
+import { useArmSim } from "./useArmSim";
 
 /**
  * A backend pool over ARM (GET, PUT with If-Match, admin state only), and the simulated traffic
@@ -10,17 +9,10 @@ import { armCall, armToken, errorCode } from "./probe";
  * requests until the health probe notices (admin state None) or for as long as it lasts (Up).
  */
 
-let sim: FabricSimulator;
-let token: string;
-beforeAll(async () => {
-  sim = await startFabricSimulator({ clock: new ManualClock() });
-  token = await armToken(sim.identity);
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+const arm = useArmSim();
 
 const poolPath = () =>
-  `${sim.arm.resourceGroupId()}/providers/Microsoft.Network/loadBalancers/lb-web/backendAddressPools/web?api-version=2024-05-01`;
+  `${arm.sim.arm.resourceGroupId()}/providers/Microsoft.Network/loadBalancers/lb-web/backendAddressPools/web?api-version=2024-05-01`;
 
 interface Pool {
   etag: string;
@@ -33,13 +25,13 @@ interface Pool {
 }
 
 async function getPool(): Promise<Pool> {
-  const r = await armCall(sim.armUrl, token, "GET", poolPath());
+  const r = await armCall(arm.sim.armUrl, arm.token, "GET", poolPath());
   expect(r.status).toBe(200);
   return r.body as Pool;
 }
 
 const put = (body: unknown, ifMatch?: string) =>
-  armCall(sim.armUrl, token, "PUT", poolPath(), {
+  armCall(arm.sim.armUrl, arm.token, "PUT", poolPath(), {
     body,
     ...(ifMatch !== undefined ? { headers: { "if-match": ifMatch } } : {}),
   });
@@ -54,7 +46,7 @@ function withAdminState(pool: Pool, vm: string, adminState: string): Pool {
 
 const backends = (): Record<string, BackendView> =>
   Object.fromEntries(
-    (sim.loadBalancers()[0]?.pools[0]?.backends ?? []).map((b) => [b.vm, b] as const),
+    (arm.sim.loadBalancers()[0]?.pools[0]?.backends ?? []).map((b) => [b.vm, b] as const),
   );
 
 describe("backend pool over ARM", () => {
@@ -66,7 +58,7 @@ describe("backend pool over ARM", () => {
       name: "web-0_ipconfig1",
       properties: {
         networkInterfaceIPConfiguration: {
-          id: `${sim.arm.resourceGroupId()}/providers/Microsoft.Network/networkInterfaces/web-0-nic/ipConfigurations/ipconfig1`,
+          id: `${arm.sim.arm.resourceGroupId()}/providers/Microsoft.Network/networkInterfaces/web-0-nic/ipConfigurations/ipconfig1`,
         },
         adminState: "None",
       },
@@ -114,9 +106,9 @@ describe("backend pool over ARM", () => {
       (await put({ properties: { loadBalancerBackendAddresses: [...addresses, extra] } })).status,
     ).toBe(400);
     expect((await put(withAdminState(pool, "web-0", "Sideways"))).status).toBe(400);
-    const raw = await fetch(`${sim.armUrl}${poolPath()}`, {
+    const raw = await fetch(`${arm.sim.armUrl}${poolPath()}`, {
       method: "PUT",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${arm.token}`, "content-type": "application/json" },
       body: "{not json",
     });
     expect(raw.status).toBe(400);
@@ -129,53 +121,53 @@ describe("backend pool over ARM", () => {
 
 describe("simulated traffic", () => {
   it("spreads requests round-robin, and a backend set Down gets no new ones", async () => {
-    sim.advance(60); // 10 requests a simulated second over 4 backends
+    arm.sim.advance(60); // 10 requests a simulated second over 4 backends
     expect(Object.values(backends()).map((b) => b.routed)).toEqual([150, 150, 150, 150]);
     const pool = await getPool();
     expect((await put(withAdminState(pool, "web-1", "Down"), pool.etag)).status).toBe(200);
-    sim.advance(60);
+    arm.sim.advance(60);
     const b = backends();
     expect(b["web-1"]?.routed).toBe(150);
     expect([b["web-0"]?.routed, b["web-2"]?.routed, b["web-3"]?.routed]).toEqual([350, 350, 350]);
-    expect(sim.loadBalancers()[0]).toMatchObject({ total: 1200, unrouted: 0 });
+    expect(arm.sim.loadBalancers()[0]).toMatchObject({ total: 1200, unrouted: 0 });
   });
 
   it("drops requests to a VM in a Started event until the probe notices, none when it was set Down first", async () => {
-    sim.schedule({
+    arm.sim.schedule({
       eventType: "Reboot",
       resources: ["web-2"],
       startImmediately: true,
       startedSeconds: 120,
     });
-    sim.advance(60);
+    arm.sim.advance(60);
     const seen = backends()["web-2"];
     // The probe (15 s) took it out: 15 s × 10/s over 4 backends, all dropped, then nothing.
     expect(seen?.dropped).toBeGreaterThanOrEqual(37);
     expect(seen?.dropped).toBeLessThanOrEqual(38);
     expect(seen?.routed).toBe(seen?.dropped);
 
-    sim.reset();
-    sim.setAdminState("lb-web", "web", "web-2", "Down");
-    sim.schedule({
+    arm.sim.reset();
+    arm.sim.setAdminState("lb-web", "web", "web-2", "Down");
+    arm.sim.schedule({
       eventType: "Reboot",
       resources: ["web-2"],
       startImmediately: true,
       startedSeconds: 120,
     });
-    sim.advance(60);
+    arm.sim.advance(60);
     expect(backends()["web-2"]).toMatchObject({ routed: 0, dropped: 0 });
     expect(Object.values(backends()).reduce((n, x) => n + x.dropped, 0)).toBe(0);
   });
 
   it("keeps sending to a backend whose admin state is Up, down or not", () => {
-    sim.setAdminState("lb-web", "web", "web-3", "Up");
-    sim.schedule({
+    arm.sim.setAdminState("lb-web", "web", "web-3", "Up");
+    arm.sim.schedule({
       eventType: "Reboot",
       resources: ["web-3"],
       startImmediately: true,
       startedSeconds: 40,
     });
-    sim.advance(60);
+    arm.sim.advance(60);
     // Started for 40 s: all of those requests dropped, the last 20 s served.
     expect(backends()["web-3"]).toMatchObject({ routed: 150, dropped: 100 });
   });

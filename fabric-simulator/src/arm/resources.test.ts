@@ -1,27 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../clock";
+import { describe, expect, it } from "vitest";
 import { getInstanceMetadata } from "../imds/probe";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
-import { armCall, armToken, errorCode } from "./probe";
+import { armCall, errorCode } from "./probe";
+import { useArmSim } from "./useArmSim";
 
 /**
  * ARM's gates (401, 403, 404, api-version) and the Compute and Network reads: ids and vmIds are
  * the ones each VM's IMDS reports, and a NIC names the backend pools it is in.
  */
 
-let sim: FabricSimulator;
-let token: string;
-beforeAll(async () => {
-  sim = await startFabricSimulator({ clock: new ManualClock() });
-  token = await armToken(sim.identity);
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+const arm = useArmSim();
 
 /** `t`: the bearer token; null sends none. */
-const get = (path: string, t: string | null = token) =>
-  armCall(sim.armUrl, t ?? undefined, "GET", path);
-const rg = () => sim.arm.resourceGroupId();
+const get = (path: string, t: string | null = arm.token) =>
+  armCall(arm.sim.armUrl, t ?? undefined, "GET", path);
+const rg = () => arm.sim.arm.resourceGroupId();
 
 describe("authentication and authorization", () => {
   const vmPath = () =>
@@ -31,14 +23,14 @@ describe("authentication and authorization", () => {
     const missing = await get(vmPath(), null);
     expect([missing.status, errorCode(missing)]).toEqual([401, "AuthenticationFailed"]);
     expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer authorization_uri="/);
-    const basic = await armCall(sim.armUrl, undefined, "GET", vmPath(), {
+    const basic = await armCall(arm.sim.armUrl, undefined, "GET", vmPath(), {
       headers: { authorization: "Basic dXNlcjpwYXNz" },
     });
     expect([basic.status, errorCode(basic)]).toEqual([401, "AuthenticationFailedInvalidHeader"]);
     const forged = await get(vmPath(), "not-a-token-the-simulator-issued");
     expect([forged.status, errorCode(forged)]).toEqual([401, "InvalidAuthenticationToken"]);
     expect(forged.headers.get("www-authenticate")).toContain('error="invalid_token"');
-    expect(sim.arm.requests().map((r) => [r.status, r.principalId])).toEqual([
+    expect(arm.sim.arm.requests().map((r) => [r.status, r.principalId])).toEqual([
       [401, null],
       [401, null],
       [401, null],
@@ -46,15 +38,15 @@ describe("authentication and authorization", () => {
   });
 
   it("answers 403 AuthorizationFailed once the identity's role is revoked", async () => {
-    const revoked = sim.arm.revoke({ principalId: sim.identity.principalId, scope: rg() });
+    const revoked = arm.sim.arm.revoke({ principalId: arm.sim.identity.principalId, scope: rg() });
     expect(revoked).toBe(1);
     const r = await get(vmPath());
     expect([r.status, errorCode(r)]).toEqual([403, "AuthorizationFailed"]);
     expect((r.body as { error: { message: string } }).error.message).toBe(
-      `The client '${sim.identity.principalId}' with object id '${sim.identity.principalId}' does not have authorization to perform action 'Microsoft.Compute/virtualMachines/read' over scope '${vmPath().split("?")[0]}' or the scope is invalid. If access was recently granted, please refresh your credentials.`,
+      `The client '${arm.sim.identity.principalId}' with object id '${arm.sim.identity.principalId}' does not have authorization to perform action 'Microsoft.Compute/virtualMachines/read' over scope '${vmPath().split("?")[0]}' or the scope is invalid. If access was recently granted, please refresh your credentials.`,
     );
-    sim.arm.grant({
-      principalId: sim.identity.principalId,
+    arm.sim.arm.grant({
+      principalId: arm.sim.identity.principalId,
       scope: `${rg()}/providers/Microsoft.Compute/virtualMachines/web-0`,
     });
     expect((await get(vmPath())).status).toBe(200);
@@ -70,7 +62,10 @@ describe("authentication and authorization", () => {
       "The supported api-versions are '2023-09-01, 2024-03-01, 2024-07-01",
     );
     const otherSub = await get(
-      vmPath().replace(sim.state().topology.subscriptionId, "11111111-1111-4111-8111-111111111111"),
+      vmPath().replace(
+        arm.sim.state().topology.subscriptionId,
+        "11111111-1111-4111-8111-111111111111",
+      ),
     );
     expect([otherSub.status, errorCode(otherSub)]).toEqual([404, "SubscriptionNotFound"]);
     const otherRg = await get(
@@ -78,9 +73,9 @@ describe("authentication and authorization", () => {
     );
     // The default role is on the simulated resource group only: another group is not even visible.
     expect([otherRg.status, errorCode(otherRg)]).toEqual([403, "AuthorizationFailed"]);
-    sim.arm.grant({
-      principalId: sim.identity.principalId,
-      scope: `/subscriptions/${sim.state().topology.subscriptionId}`,
+    arm.sim.arm.grant({
+      principalId: arm.sim.identity.principalId,
+      scope: `/subscriptions/${arm.sim.state().topology.subscriptionId}`,
     });
     const granted = await get(
       vmPath().replace("/resourceGroups/quiesce-sim/", "/resourceGroups/elsewhere/"),
@@ -94,7 +89,7 @@ describe("authentication and authorization", () => {
 
 describe("Compute and Network reads", () => {
   it("serves a VM with the vmId and resource id its IMDS reports, its NIC, and its availability set", async () => {
-    const imds = await getInstanceMetadata(sim.imdsUrl("web-1"));
+    const imds = await getInstanceMetadata(arm.sim.imdsUrl("web-1"));
     const compute = imds.body?.compute;
     const vm = await get(`${compute?.resourceId}?api-version=2024-07-01`);
     expect(vm.status).toBe(200);
@@ -148,7 +143,7 @@ describe("Compute and Network reads", () => {
   });
 
   it("serves a Uniform scale-set instance and its NIC (at 2018-10-01, the only version Azure documents)", async () => {
-    const imds = await getInstanceMetadata(sim.imdsUrl("vmss-api_3"));
+    const imds = await getInstanceMetadata(arm.sim.imdsUrl("vmss-api_3"));
     const resourceId = imds.body?.compute.resourceId as string;
     expect(resourceId).toBe(
       `${rg()}/providers/Microsoft.Compute/virtualMachineScaleSets/vmss-api/virtualMachines/3`,
@@ -185,8 +180,8 @@ describe("Compute and Network reads", () => {
       `${rg()}/providers/Microsoft.Compute/virtualMachines/nope?api-version=2024-07-01`,
     );
     expect([unknown.status, errorCode(unknown)]).toEqual([404, "ResourceNotFound"]);
-    sim.schedule({ eventType: "Preempt", resources: ["db-2"], noticeSeconds: 30 });
-    sim.advance(120);
+    arm.sim.schedule({ eventType: "Preempt", resources: ["db-2"], noticeSeconds: 30 });
+    arm.sim.advance(120);
     const evicted = await get(
       `${rg()}/providers/Microsoft.Compute/virtualMachines/db-2?api-version=2024-07-01`,
     );

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ClusterName } from "../names";
+import { HttpsOrLoopbackUrl } from "../url";
 
 /**
  * Per-cluster policy. Every default is the safe choice: nothing is approved early unless every
@@ -88,15 +89,6 @@ const GateName = z
   .string()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, "gate name: 1-64 letters, digits, . _ -");
 
-/** https, or plain http only to a loopback target (tests, `npm start`). */
-const ProbeUrl = z.url().refine((u) => {
-  const { protocol, hostname } = new URL(u);
-  return (
-    protocol === "https:" ||
-    (protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(hostname))
-  );
-}, "must be https (http only to 127.0.0.1 / localhost)");
-
 /** An ARM resource id of an alert rule, e.g. /subscriptions/…/providers/Microsoft.Insights/metricAlerts/x */
 const AlertRuleId = z
   .string()
@@ -111,7 +103,7 @@ export const Gate = z.discriminatedUnion("kind", [
   z.strictObject({
     kind: z.literal("http"),
     name: GateName,
-    url: ProbeUrl,
+    url: HttpsOrLoopbackUrl,
     expectStatus: z.number().int().min(100).max(599).default(200),
     timeoutSeconds: z.number().min(0.5).max(30).default(5),
     /** Send a bearer token of the app's managed identity for this scope (e.g. api://x/.default). */

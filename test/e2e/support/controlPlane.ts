@@ -33,6 +33,26 @@ export async function releaseHold(c: LocalCluster, eventId: string) {
   await c.status.operator("release", eventId, { cluster: c.cluster, reason: "test: release" });
 }
 
+/**
+ * Drains `vms` while the event is held, stops the relays of the whole group (`group`), releases
+ * the hold, and waits for the fabric to start the event: whoever approved it, no relay could.
+ */
+export async function startedWithRelaysGone(
+  c: LocalCluster,
+  eventId: string,
+  vms: string[],
+  group: string[],
+) {
+  await drainedWhileHeld(c, eventId, vms);
+  for (const vm of group) await c.stopRelay(vm);
+  await releaseHold(c, eventId);
+  await waitFor(
+    "the fabric to start the event",
+    () => c.fabric.event(eventId)?.startedAt !== undefined,
+    30_000,
+  );
+}
+
 /** The ARM acknowledge calls naming the event, in order, with their answers. */
 export function acknowledgesOf(fabric: FabricSimulator, eventId: string) {
   const id = eventId.toLowerCase();
