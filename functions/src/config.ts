@@ -152,7 +152,8 @@ export const CoordinatorSettings = z
         path: ["QUIESCE_WEBHOOK_SECRET"],
         message: "QUIESCE_WEBHOOK_URL and QUIESCE_WEBHOOK_SECRET go together",
       });
-    if (!s.QUIESCE_CONTROL_PLANE)
+    // Refinements run even when a field failed to parse: only a parsed policy is looked at.
+    if (!s.QUIESCE_CONTROL_PLANE && s.QUIESCE_POLICY?.clusters instanceof Map)
       for (const [name, p] of allPolicies(s.QUIESCE_POLICY)) {
         const needs = [
           ...(p.loadBalancerDrain.enabled ? ["loadBalancerDrain"] : []),

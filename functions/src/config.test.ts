@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadCoordinatorSettings } from "./config";
+
+/** The control plane's switch as the settings parse it (docs/control-plane.md). */
+const base = {
+  QUIESCE_AUTH_MODE: "sharedKey",
+  QUIESCE_RELAY_KEY: "relay-key-0123456789",
+  QUIESCE_OPERATOR_KEY: "operator-key-0123456789",
+  QUIESCE_STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true",
+};
+const policy = (p: object) => ({ QUIESCE_POLICY: JSON.stringify({ default: p }) });
+
+describe("QUIESCE_CONTROL_PLANE", () => {
+  it("is off by default, and then no policy may approve through ARM", () => {
+    const s = loadCoordinatorSettings(base);
+    expect(s.QUIESCE_CONTROL_PLANE).toBe(false);
+    expect(s.QUIESCE_POLICY.default.controlPlaneApproval.mode).toBe("off");
+  });
+
+  it("keeps the policy's approval fallback when on", () => {
+    const s = loadCoordinatorSettings({ ...base, QUIESCE_CONTROL_PLANE: "true" });
+    expect(s.QUIESCE_POLICY.default.controlPlaneApproval.mode).toBe("fallback");
+    expect(s.QUIESCE_ARM_ENDPOINT).toBe("https://management.azure.com");
+  });
+
+  it("refuses, naming the setting, a policy with load-balancer drain or an alert-rule gate while off", () => {
+    const lb = () =>
+      loadCoordinatorSettings({ ...base, ...policy({ loadBalancerDrain: { enabled: true } }) });
+    expect(lb).toThrow(ConfigError);
+    expect(lb).toThrow(
+      /the default policy uses loadBalancerDrain, which act through Azure Resource Manager: set QUIESCE_CONTROL_PLANE=true/,
+    );
+    const gate = {
+      gates: [
+        {
+          kind: "alertRule",
+          name: "errors",
+          alertRuleId:
+            "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Insights/metricAlerts/x",
+        },
+      ],
+    };
+    expect(() => loadCoordinatorSettings({ ...base, ...policy(gate) })).toThrow(/uses gate errors/);
+    expect(
+      loadCoordinatorSettings({ ...base, QUIESCE_CONTROL_PLANE: "1", ...policy(gate) })
+        .QUIESCE_POLICY.default.gates,
+    ).toHaveLength(1);
+  });
+
+  it("refuses an HTTP gate to a plain-http address other than loopback", () => {
+    const gate = { gates: [{ kind: "http", name: "h", url: "http://10.0.0.4/health" }] };
+    expect(() => loadCoordinatorSettings({ ...base, ...policy(gate) })).toThrow(/must be https/);
+  });
+});
