@@ -52,3 +52,26 @@ describe("QUIESCE_CONTROL_PLANE", () => {
     expect(() => loadCoordinatorSettings({ ...base, ...policy(gate) })).toThrow(/must be https/);
   });
 });
+
+describe("QUIESCE_SHARED_RELAY_IDENTITIES", () => {
+  const id =
+    "/subscriptions/s/resourceGroups/MC_rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/aks-agentpool";
+  const vmss =
+    "/subscriptions/s/resourceGroups/MC_rg/providers/Microsoft.Compute/virtualMachineScaleSets/aks-nodepool1-1-vmss";
+  it("maps each identity, in lower case, to its scale sets", () => {
+    const s = loadCoordinatorSettings({
+      ...base,
+      QUIESCE_SHARED_RELAY_IDENTITIES: JSON.stringify({ [id]: [vmss] }),
+    });
+    expect(s.QUIESCE_SHARED_RELAY_IDENTITIES.get(id.toLowerCase())).toEqual([vmss]);
+    expect(loadCoordinatorSettings(base).QUIESCE_SHARED_RELAY_IDENTITIES.size).toBe(0);
+  });
+  it("refuses what is not an identity mapped to scale sets, naming it", () => {
+    const bad = JSON.stringify({
+      [id]: ["/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm"],
+    });
+    expect(() =>
+      loadCoordinatorSettings({ ...base, QUIESCE_SHARED_RELAY_IDENTITIES: bad }),
+    ).toThrow(/a scale set's resource id/);
+  });
+});

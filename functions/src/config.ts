@@ -95,6 +95,34 @@ const common = {
    * ARM, or the fabric simulator's loopback ARM, which expects https://management.azure.com).
    */
   QUIESCE_ARM_AUDIENCE: z.url().optional(),
+  /**
+   * User-assigned identities that relays of whole scale sets share (an AKS node pool's kubelet
+   * identity), with the scale sets each may report for: {"<identity resource id>":
+   * ["<scale set resource id>", ...]}. Such a relay is bound to its scale set, not its VM
+   * (docs/auth.md, docs/aks.md). None by default: a shared identity is refused.
+   */
+  QUIESCE_SHARED_RELAY_IDENTITIES: json(
+    z.record(
+      z
+        .string()
+        .regex(
+          /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.ManagedIdentity\/userAssignedIdentities\/[^/]+$/i,
+          "a user-assigned identity's resource id",
+        ),
+      z
+        .array(
+          z
+            .string()
+            .regex(
+              /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/[^/]+$/i,
+              "a scale set's resource id",
+            ),
+        )
+        .min(1),
+    ),
+  )
+    .transform((r) => new Map(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])))
+    .default(new Map()),
   /** Log every report at debug level. */
   QUIESCE_DEBUG: BooleanText.default(false),
 };

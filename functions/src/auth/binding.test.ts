@@ -117,6 +117,23 @@ describe("binding a relay's Entra identity to the VM it reports for", () => {
     expect(authorizeRelayForVm(p, VM_B)).toMatchObject({ ok: false, error: { status: 403 } });
   });
 
+  it("binds a shared identity the operator named (an AKS kubelet identity) to its scale sets only", async () => {
+    const p = await relayPrincipal({ xms_mirid: USER_ASSIGNED });
+    const shared = new Map([[USER_ASSIGNED.toLowerCase(), [SCALE_SET.toUpperCase()]]]);
+    expect(authorizeRelayForVm(p, INSTANCE_1, shared)).toEqual({ ok: true, value: "scaleSet" });
+    // A Flexible instance: a plain VM id, its scale set named by IMDS.
+    const flexible = { ...VM_A, vmScaleSetName: "westno" };
+    expect(authorizeRelayForVm(p, flexible, shared)).toEqual({ ok: true, value: "scaleSet" });
+    const other = authorizeRelayForVm(p, OTHER_SET_INSTANCE, shared);
+    expect(other).toMatchObject({ ok: false, error: { status: 403 } });
+    if (!other.ok)
+      expect(other.error.reason).toMatch(/QUIESCE_SHARED_RELAY_IDENTITIES allows only/);
+    expect(authorizeRelayForVm(p, VM_A, shared)).toMatchObject({ ok: false });
+    expect(authorizeRelayForVm(p, { ...INSTANCE_0, name: "WestNO_1" }, shared)).toMatchObject({
+      ok: false,
+    });
+  });
+
   it("refuses a token carrying no identity resource at all", async () => {
     const p = await relayPrincipal({});
     expect(authorizeRelayForVm(p, VM_A)).toMatchObject({

@@ -17,13 +17,18 @@ const deny = (reason: string): RelayVmAuthorization => ({
  */
 export function authorizeRelayForVm(
   principal: Principal,
-  vm: { name: string; resourceId: string },
+  vm: { name: string; resourceId: string; vmScaleSetName?: string | undefined },
+  sharedIdentities: SharedRelayIdentities = new Map(),
 ): RelayVmAuthorization {
   if (!principal.roles.includes("relay"))
     return deny(`${principal.display} does not hold the relay role`);
   if (principal.kind === "sharedKey") return { ok: true, value: "any" };
 
   const bound = principal.boundResourceId;
+  const shared = principal.identityResourceId
+    ? sharedIdentities.get(principal.identityResourceId.toLowerCase())
+    : undefined;
+  if (!bound && shared) return authorizeSharedIdentity(principal, vm, shared);
   if (!bound) {
     const identity = principal.identityResourceId
       ? `its identity ${principal.identityResourceId} is not a VM or scale set (a user-assigned identity can be shared by many VMs)`
@@ -48,5 +53,45 @@ export function authorizeRelayForVm(
     return { ok: true, value: "scaleSet" };
   return deny(
     `${principal.display} is bound to ${bound} and may not report for VM ${vm.name} (${vm.resourceId})`,
+  );
+}
+
+/**
+ * User-assigned identities shared by every VM of some scale sets, which the operator names
+ * (QUIESCE_SHARED_RELAY_IDENTITIES): an AKS node pool's kubelet identity is the case. Keyed by
+ * the identity's resource id in lower case; the values are scale-set resource ids.
+ */
+export type SharedRelayIdentities = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * A shared identity binds no more than a uniform scale set's own identity does ("scaleSet": any
+ * VM of those scale sets could speak for another; docs/auth.md): the reported VM must be an
+ * instance of one of them, by its resource id (Uniform) or its scale-set name in the same
+ * resource group (Flexible, whose VMs have plain virtualMachines ids).
+ */
+function authorizeSharedIdentity(
+  principal: Principal,
+  vm: { name: string; resourceId: string; vmScaleSetName?: string | undefined },
+  scaleSets: readonly string[],
+): RelayVmAuthorization {
+  const reported = parseComputeResourceId(vm.resourceId);
+  if (!reported || (reported.kind !== "vm" && reported.kind !== "scaleSetInstance"))
+    return deny(`reported resourceId ${vm.resourceId} is not a virtual machine resource id`);
+  const name = expectedVmName(reported);
+  if (name === undefined || name !== vm.name.toLowerCase())
+    return deny(`reported VM name ${vm.name} does not match its resourceId ${vm.resourceId}`);
+  for (const id of scaleSets) {
+    const set = parseComputeResourceId(id);
+    if (!set || set.kind !== "scaleSet") continue;
+    if (isInstanceOf(reported, set)) return { ok: true, value: "scaleSet" };
+    const flexible =
+      reported.kind === "vm" &&
+      vm.vmScaleSetName?.toLowerCase() === set.scaleSet.toLowerCase() &&
+      reported.subscription.toLowerCase() === set.subscription.toLowerCase() &&
+      reported.resourceGroup.toLowerCase() === set.resourceGroup.toLowerCase();
+    if (flexible) return { ok: true, value: "scaleSet" };
+  }
+  return deny(
+    `${principal.display} is the shared identity ${principal.identityResourceId}, which QUIESCE_SHARED_RELAY_IDENTITIES allows only for ${scaleSets.join(", ")}, not for VM ${vm.name} (${vm.resourceId})`,
   );
 }

@@ -4,7 +4,11 @@ import type { ManagedIdentityResolver } from "./identityResolver";
 import { createSharedKeyAuthenticator } from "./sharedKey";
 import type { Authenticator } from "./types";
 
-export { authorizeRelayForVm, type RelayVmAuthorization } from "./binding";
+export {
+  authorizeRelayForVm,
+  type RelayVmAuthorization,
+  type SharedRelayIdentities,
+} from "./binding";
 export {
   createGraphIdentityResolver,
   type GraphCredential,

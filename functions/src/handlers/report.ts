@@ -30,7 +30,11 @@ export function reportHandler(deps: HandlerDeps): Handler {
       return problem(400, `invalid report: ${keyProblems.join("; ")}`);
     }
 
-    const allowed = authorizeRelayForVm(principal, report.vm);
+    const allowed = authorizeRelayForVm(
+      principal,
+      report.vm,
+      deps.settings.QUIESCE_SHARED_RELAY_IDENTITIES,
+    );
     if (!allowed.ok) return problem(allowed.error.status, allowed.error.reason);
 
     const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
