@@ -8,6 +8,7 @@ import { markInterrupted } from "./decisions/reconcile";
 import type { RelayState } from "./decisions/state";
 import { type HookRunner, hookRunner } from "./hooks/runner";
 import { ImdsClient, type ImdsClientOptions } from "./imds/client";
+import { kubernetesHooks } from "./kubernetes/hook";
 import { errorText, jsonLogger, type Logger } from "./log";
 import { Approver } from "./shell/approver";
 import { RelayContext } from "./shell/context";
@@ -89,7 +90,11 @@ export async function startRelay(
     settings.QUIESCE_COORDINATOR_URL,
     opts.tokens ?? tokenSource(settings),
   );
-  const hooks = new HookSupervisor(ctx, opts.hooks ?? hookRunner(settings));
+  const base = opts.hooks ?? hookRunner(settings);
+  const hooks = new HookSupervisor(
+    ctx,
+    settings.QUIESCE_KUBERNETES_DRAIN ? kubernetesHooks(settings, base, { log, clock }) : base,
+  );
   const watcher = new ImdsWatcher(ctx, imds, hooks);
   const reporter = new Reporter(
     ctx,
@@ -111,6 +116,7 @@ export async function startRelay(
     authMode: settings.QUIESCE_AUTH_MODE,
     dryRun: settings.QUIESCE_DRY_RUN,
     stateFile: settings.QUIESCE_STATE_FILE,
+    kubernetesDrain: settings.QUIESCE_KUBERNETES_DRAIN,
   });
   const loops = [watcher.run(), reporter.run()].map((p) =>
     p.catch((e) => log.error("relay loop crashed", { error: errorText(e) })),
