@@ -76,6 +76,13 @@ export function kubernetesHooks(
     });
     return api;
   };
+  // Loaded at start, not at the first event: compiling the client takes most of a second, which
+  // a Preempt's 30 s should not pay (a relay that drains Kubernetes carries it anyway).
+  connect().catch((e: unknown) =>
+    o.log.warn("Kubernetes client not ready; the drain will try again", {
+      error: e instanceof Error ? e.message : String(e),
+    }),
+  );
   return async (payload, timeoutMs, signal) => {
     const deadlineMs = o.clock.now() + timeoutMs;
     let k8s: KubernetesApi;
