@@ -8,7 +8,6 @@ import { markInterrupted } from "./decisions/reconcile";
 import type { RelayState } from "./decisions/state";
 import { type HookRunner, hookRunner } from "./hooks/runner";
 import { ImdsClient, type ImdsClientOptions } from "./imds/client";
-import { kubernetesHooks } from "./kubernetes/hook";
 import { errorText, jsonLogger, type Logger } from "./log";
 import { Approver } from "./shell/approver";
 import { RelayContext } from "./shell/context";
@@ -91,9 +90,12 @@ export async function startRelay(
     opts.tokens ?? tokenSource(settings),
   );
   const base = opts.hooks ?? hookRunner(settings);
+  // Imported only when on: a relay that does not drain Kubernetes never even builds its schemas.
   const hooks = new HookSupervisor(
     ctx,
-    settings.QUIESCE_KUBERNETES_DRAIN ? kubernetesHooks(settings, base, { log, clock }) : base,
+    settings.QUIESCE_KUBERNETES_DRAIN
+      ? (await import("./kubernetes/hook.js")).kubernetesHooks(settings, base, { log, clock })
+      : base,
   );
   const watcher = new ImdsWatcher(ctx, imds, hooks);
   const reporter = new Reporter(
