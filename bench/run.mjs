@@ -5,7 +5,8 @@
 // Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N, --skip-status (keep the
 // last status-scale.json), --status-only (only the status API at scale: bench/statusMain.ts).
 // --only convergence | events | cost | partitions | scale (measure (e)(f), (a)(b), (g), (h) or
-// (i) alone, merged into the last latest.json; with --skip-idle --skip-status).
+// (i) alone, merged into the last latest.json; with --skip-idle --skip-status). --spot-only: the
+// Spot fast path on Kubernetes alone (bench/spotMain.ts, bench/results/spot-drain.{json,md}).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -21,7 +22,8 @@ const arg = (name, fallback) => {
 
 const idle = join(root, "relay", "bench", "idle.mjs");
 const statusOnly = process.argv.includes("--status-only");
-if (!statusOnly && !process.argv.includes("--skip-idle") && existsSync(idle)) {
+const spotOnly = process.argv.includes("--spot-only");
+if (!statusOnly && !spotOnly && !process.argv.includes("--skip-idle") && existsSync(idle)) {
   const r = spawnSync(process.execPath, [idle, "--seconds", arg("--idle-seconds", "60")], {
     cwd: root,
     stdio: "inherit",
@@ -39,6 +41,7 @@ await build({
   entryPoints: [
     { in: join(root, "bench", "main.ts"), out: "main" },
     { in: join(root, "bench", "statusMain.ts"), out: "statusMain" },
+    { in: join(root, "bench", "spotMain.ts"), out: "spotMain" },
     { in: join(root, "testkit", "src", "coordinator", "main.ts"), out: "coordinator" },
   ],
   outdir: outDir,
@@ -51,6 +54,17 @@ await build({
   plugins: [workspaceSources({ externalPackages: true })],
   logLevel: "error",
 });
+if (spotOnly) {
+  const s = spawnSync(
+    process.execPath,
+    ["--enable-source-maps", join(outDir, "spotMain.cjs"), root],
+    {
+      cwd: root,
+      stdio: "inherit",
+    },
+  );
+  process.exit(s.status ?? 1);
+}
 // --telemetry-overhead runs only figure (c), with metrics off and on (bench/main.ts).
 const telemetryOnly = process.argv.includes("--telemetry-overhead");
 if (!telemetryOnly && (statusOnly || !process.argv.includes("--skip-status"))) {

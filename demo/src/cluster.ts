@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StatusClient } from "@quiesce/cli";
@@ -60,8 +60,13 @@ export interface LocalClusterOptions {
   relayVms?: string[];
   /** Relay settings for every relay (hooks, poll interval...), on top of the wiring. */
   relaySettings?: Partial<RelaySettingsInput>;
-  /** Per-VM relay settings. */
-  relaySettingsFor?: (vm: string) => Partial<RelaySettingsInput>;
+  /** Per-VM relay settings (the fabric is up: they may name its URLs). */
+  relaySettingsFor?: (vm: string, fabric: FabricSimulator) => Partial<RelaySettingsInput>;
+  /**
+   * The fabric's Kubernetes stand-in; with `drain`, every relay drains its node through it
+   * (QUIESCE_KUBERNETES_DRAIN, the stand-in's URL, its service-account token in a file).
+   */
+  kubernetes?: { drain?: boolean; recreateAfterMs?: number };
   relayOptions?: RelayOptions;
   relayLogger?: (vm: string) => Logger;
   coordinatorLog?: (level: string, message: string) => void;
@@ -117,6 +122,9 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
       ...o.fabricOptions,
       ...(o.topology ? { topology: o.topology } : {}),
       ...(o.fabricClock ? { clock: o.fabricClock } : { timeScale: o.timeScale ?? 1 }),
+      ...(o.kubernetes?.recreateAfterMs !== undefined
+        ? { kubernetes: { recreateAfterMs: o.kubernetes.recreateAfterMs } }
+        : {}),
     });
     cleanups.push(() => fabric.stop());
     if (o.controlPlane) {
@@ -163,6 +171,17 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
     cleanups.push(stopCoordinator);
     const first = coordinator as unknown as LocalCoordinator;
 
+    // As a DaemonSet's pod would have it mounted: the service account's token in a file.
+    const kubernetesSettings: Partial<RelaySettingsInput> = {};
+    if (o.kubernetes?.drain) {
+      const tokenFile = join(stateDir, "kubernetes-token");
+      writeFileSync(tokenFile, fabric.kubernetes.token, { mode: 0o600 });
+      Object.assign(kubernetesSettings, {
+        QUIESCE_KUBERNETES_DRAIN: true,
+        QUIESCE_KUBERNETES_API_URL: fabric.kubernetes.url,
+        QUIESCE_KUBERNETES_TOKEN_FILE: tokenFile,
+      });
+    }
     const relays = new Map<string, RelayHandle>();
     const startOne = async (vm: string) => {
       const settings = parseRelaySettings({
@@ -173,8 +192,9 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
         QUIESCE_IMDS_URL: fabric.imdsUrl(vm),
         QUIESCE_STATE_FILE: join(stateDir, `${vm}.json`),
         QUIESCE_LOG_LEVEL: "warn",
+        ...kubernetesSettings,
         ...o.relaySettings,
-        ...o.relaySettingsFor?.(vm),
+        ...o.relaySettingsFor?.(vm, fabric),
       });
       const handle = await startRelay(settings, {
         logger: o.relayLogger?.(vm) ?? silentLogger,

@@ -25,6 +25,10 @@ export {
   type ImdsAnswer,
   postStartRequests,
 } from "./imds/probe";
+export type { KubernetesStandIn } from "./kubernetes/api";
+export type { AddPodsInput, IssueTokenInput, PdbInput, PodInput } from "./kubernetes/commands";
+export type { KubeRequest, NodeView, PdbView, PodView } from "./kubernetes/engine";
+export { type PolicyRule, parseRbacText, RELAY_RULES } from "./kubernetes/rbac";
 export {
   AddGroups,
   ChangeResources,

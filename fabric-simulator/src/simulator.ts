@@ -14,6 +14,9 @@ import { type HealthEndpoint, HealthGates } from "./health/gates";
 import { sendJson } from "./http/io";
 import { listen } from "./http/listen";
 import { ImdsHandler } from "./imds/handler";
+import { type KubernetesStandIn, kubernetesApi } from "./kubernetes/api";
+import { KubernetesEngine } from "./kubernetes/engine";
+import { kubernetesHandler } from "./kubernetes/http/server";
 import type { InjectFaultInput, JumpIncarnationInput, ScheduleEventInput } from "./model/commands";
 import type { ScheduledEventsApiVersion } from "./model/document";
 import type { FabricOptions, FabricState, Fault, SimEvent, TimelineEntry } from "./model/types";
@@ -40,6 +43,13 @@ export interface FabricSimulatorOptions extends Partial<FabricOptions> {
    * scaled clock; a manual clock never ticks on its own.
    */
   readonly tickMs?: number;
+  /** The loopback Kubernetes API server (see `FabricSimulator.kubernetes`). */
+  readonly kubernetes?: {
+    /** Real ms a controller waits after a pod is gone before re-creating it elsewhere (2000). */
+    readonly recreateAfterMs?: number;
+    /** Serve HTTPS with this certificate and key (PEM); plain HTTP on loopback otherwise. */
+    readonly tls?: { readonly cert: string; readonly key: string };
+  };
 }
 
 export interface FabricSimulator extends AzureSurroundings {
@@ -65,6 +75,12 @@ export interface FabricSimulator extends AzureSurroundings {
   };
   /** The ARM request log, injected ARM faults, role assignments, managed identities. */
   readonly arm: ArmApi;
+  /**
+   * A loopback Kubernetes API server whose nodes are the scale sets' VMs (AKS-style names and
+   * `spec.providerID`s): nodes get/list/patch, pods list/get, the pods/eviction subresource with
+   * PodDisruptionBudgets, bearer tokens and RBAC; and its controls (pods, PDBs, the request log).
+   */
+  readonly kubernetes: KubernetesStandIn;
   /** What `GET /health/<name>` answers (200 until set); the list shows how often each was probed. */
   setHealth(name: string, status: number): HealthEndpoint;
   health(): HealthEndpoint[];
@@ -147,9 +163,16 @@ export async function startFabricSimulator(
   const identity = new IdentityRegistry(() => engine.state().topology);
   const arm = new ArmEngine(engine, identity);
   const health = new HealthGates(engine);
+  const k8s = new KubernetesEngine(engine, options.kubernetes?.recreateAfterMs ?? 2_000);
   const host = options.host ?? "127.0.0.1";
 
   const armListener = await listen(armHandler(arm), host, 0);
+  const k8sListener = await listen(kubernetesHandler(k8s), host, 0, options.kubernetes?.tls).catch(
+    async (e: unknown) => {
+      await armListener.close();
+      throw e;
+    },
+  );
   const identityInfo = {
     endpoint: `${armListener.url}${TOKEN_PATH}`,
     header: identity.header,
@@ -169,13 +192,21 @@ export async function startFabricSimulator(
       subscriptionId: engine.state().topology.subscriptionId,
       resourceGroupName: engine.state().topology.resourceGroupName,
     }),
+    k8s,
+    kubernetesInfo: () => ({
+      url: k8sListener.url,
+      token: k8s.relayToken,
+      user: kubernetes.user,
+      ...(kubernetes.caCert ? { caCert: kubernetes.caCert } : {}),
+    }),
   };
+  const kubernetes = kubernetesApi(k8s, k8sListener.url, options.kubernetes?.tls?.cert);
   const main = await listen(
     route(targets, new ImdsHandler(engine), health),
     host,
     options.port ?? 0,
   ).catch(async (e: unknown) => {
-    await armListener.close();
+    await Promise.all([armListener.close(), k8sListener.close()]);
     throw e;
   });
   base = main.url;
@@ -198,6 +229,7 @@ export async function startFabricSimulator(
     armUrl: armListener.url,
     identity: identityInfo,
     arm: armApi(arm, armListener.url),
+    kubernetes,
     ...surroundings(arm),
     setHealth: (name, status) => unwrap(health.set({ name, status })),
     health: () => health.list(),
@@ -225,7 +257,7 @@ export async function startFabricSimulator(
     stop: () => {
       stopped ??= (async () => {
         if (ticker) clearInterval(ticker);
-        await Promise.all([main.close(), armListener.close()]);
+        await Promise.all([main.close(), armListener.close(), k8sListener.close()]);
       })();
       return stopped;
     },

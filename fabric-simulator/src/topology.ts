@@ -1,7 +1,16 @@
-import { createHash } from "node:crypto";
 import type { Result } from "@quiesce/protocol";
 import { z } from "zod";
 import { AlertRuleSpec, checkArmReferences, LoadBalancerSpec } from "./armTopology";
+import {
+  flexibleComputerName,
+  flexibleVmName,
+  type OrchestrationMode,
+  plainComputerName,
+  uniformComputerName,
+} from "./scaleSets";
+import { stableUuid } from "./stableId";
+
+export { stableUuid };
 
 /**
  * The simulated cluster: which VMs exist and which Azure group delivers their events. A VM belongs
@@ -58,6 +67,13 @@ const PlacementGroupSpec = z.strictObject({
   vms: VmList,
   faultDomains: z.number().int().min(1).max(5).default(5),
   zone: z.string().min(1).max(8).optional(),
+  /** Uniform (instances `<scaleSet>_<id>`) or Flexible (VMs `<scaleSet>_<8 hex>`). */
+  orchestrationMode: z.enum(["Uniform", "Flexible"]).default("Uniform"),
+  /** The hostnames' prefix (AKS: the scale set's name); the scale set's name when absent. */
+  computerNamePrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,58}$/, "1-58 letters, digits or '-'")
+    .optional(),
 });
 
 const StandaloneSpec = z.strictObject({
@@ -109,6 +125,10 @@ export interface VmRecord {
   readonly platformFaultDomain: string;
   readonly platformUpdateDomain: string;
   readonly zone?: string;
+  /** The hostname (`osProfile.computerName`): what a Kubernetes node on this VM is named. */
+  readonly computerName: string;
+  /** Set for scale-set VMs: Uniform instances have scale-set ids, Flexible VMs plain VM ids. */
+  readonly orchestrationMode?: OrchestrationMode;
   /** Set once a Preempt or Terminate event completed for it: Azure deleted the VM. */
   readonly deleted: boolean;
 }
@@ -121,13 +141,6 @@ export interface GroupRecord {
   readonly placementGroupId?: string;
   /** The `DocumentIncarnation` every VM of the group sees: one document per group. */
   readonly incarnation: number;
-}
-
-/** Deterministic ids, so a topology file always yields the same vmIds and placement group ids. */
-export function stableUuid(...parts: string[]): string {
-  const h = createHash("sha1").update(parts.join("\u0000")).digest("hex");
-  const variant = ((Number.parseInt(h[16] ?? "0", 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 function specs(list: number | ReadonlyArray<string | VmSpec>, prefix: string): VmSpec[] {
@@ -182,6 +195,7 @@ export function expandTopology(
           group: spec.name,
           vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
           resourceId: `${rgPath}/virtualMachines/${v.name}`,
+          computerName: plainComputerName(v.name),
           subscriptionId,
           resourceGroupName,
           location,
@@ -196,7 +210,12 @@ export function expandTopology(
       const scaleSetName = spec.scaleSetName ?? spec.name;
       const placementGroupId =
         spec.placementGroupId ?? stableUuid(subscriptionId, scaleSetName, spec.name);
-      const list = specs(spec.vms, `${scaleSetName}_`);
+      const flexible = spec.orchestrationMode === "Flexible";
+      const list: VmSpec[] =
+        flexible && typeof spec.vms === "number"
+          ? Array.from({ length: spec.vms }, (_, i) => ({ name: flexibleVmName(scaleSetName, i) }))
+          : specs(spec.vms, `${scaleSetName}_`);
+      const prefix = spec.computerNamePrefix ?? scaleSetName;
       const err = addGroup({
         name: spec.name,
         kind: spec.kind,
@@ -208,6 +227,7 @@ export function expandTopology(
       if (err) return { ok: false, error: err };
       for (const [i, v] of list.entries()) {
         // Uniform scale sets name instances `<scaleSet>_<instanceId>`; the resource id uses the id.
+        // A Flexible scale set's VMs are ordinary VMs (see scaleSets.ts).
         const instanceId = v.name.startsWith(`${scaleSetName}_`)
           ? v.name.slice(scaleSetName.length + 1)
           : String(i);
@@ -216,12 +236,19 @@ export function expandTopology(
           name: v.name,
           group: spec.name,
           vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
-          resourceId: `${rgPath}/virtualMachineScaleSets/${scaleSetName}/virtualMachines/${instanceId}`,
+          resourceId: flexible
+            ? `${rgPath}/virtualMachines/${v.name}`
+            : `${rgPath}/virtualMachineScaleSets/${scaleSetName}/virtualMachines/${instanceId}`,
+          computerName: flexible
+            ? flexibleComputerName(prefix, v.name)
+            : uniformComputerName(prefix, instanceId),
+          orchestrationMode: spec.orchestrationMode,
           subscriptionId,
           resourceGroupName,
           location,
           vmScaleSetName: scaleSetName,
-          placementGroupId,
+          // Flexible scale sets spread VMs over fault domains, not placement groups (assumed: "").
+          ...(flexible ? {} : { placementGroupId }),
           platformFaultDomain: String(v.faultDomain ?? i % spec.faultDomains),
           platformUpdateDomain: String(v.updateDomain ?? i % spec.faultDomains),
           ...(zone ? { zone } : {}),
@@ -243,6 +270,7 @@ export function expandTopology(
           group: v.name,
           vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
           resourceId: `${rgPath}/virtualMachines/${v.name}`,
+          computerName: plainComputerName(v.name),
           subscriptionId,
           resourceGroupName,
           location,

@@ -2,7 +2,7 @@
 // run the same artifact.
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { deflateRawSync } from "node:zlib";
+import { brotliCompressSync, constants } from "node:zlib";
 import { build } from "esbuild";
 import { workspaceSources } from "../../scripts/esbuild/workspace-sources.mjs";
 
@@ -10,45 +10,59 @@ const relayDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
  * @azure/identity is only needed in managedIdentity mode, yet merely carrying its ~1 MB of code
- * in the bundle costs the relay ~9 MB of resident memory. So it is bundled separately and embedded
- * as a string, compiled on first use: one file still, and a sharedKey relay never pays for it.
+ * in the bundle costs the relay ~9 MB of resident memory; @kubernetes/client-node (the built-in
+ * Kubernetes drain, QUIESCE_KUBERNETES_DRAIN) is larger still. So each is bundled separately and
+ * embedded as a string, compiled on first use: one file still, and a relay that does not use
+ * them never pays for them.
  */
-const embeddedIdentity = {
-  name: "embedded-identity",
-  setup(b) {
-    b.onResolve({ filter: /^@azure\/identity$/ }, () => ({
-      path: "identity",
-      namespace: "embedded-identity",
-    }));
-    b.onLoad({ filter: /.*/, namespace: "embedded-identity" }, async () => {
-      const out = await build({
-        stdin: {
-          contents: 'module.exports = require("@azure/identity");',
-          resolveDir: relayDir,
-          loader: "js",
-        },
-        bundle: true,
-        platform: "node",
-        target: "node20",
-        format: "cjs",
-        minify: true,
-        keepNames: true,
-        write: false,
-        logLevel: "error",
-      });
-      // Deflated: a quarter of the size to carry, and no large literal for V8 to scan at start.
-      const packed = deflateRawSync(out.outputFiles[0].contents, { level: 9 }).toString("base64");
-      return {
-        contents: `const Module = require("node:module");
-const { inflateRawSync } = require("node:zlib");
-const m = new Module("quiesce-relay:@azure/identity");
-m._compile(inflateRawSync(Buffer.from("${packed}", "base64")).toString("utf8"), "quiesce-relay-azure-identity.js");
+function embedded(
+  specifier,
+  label,
+  contents = `module.exports = require(${JSON.stringify(specifier)});`,
+) {
+  const namespace = `embedded-${label}`;
+  const escaped = specifier.replace(/[/.@-]/g, (c) => `\\${c}`);
+  return {
+    name: namespace,
+    setup(b) {
+      b.onResolve({ filter: new RegExp(`^${escaped}$`) }, () => ({ path: label, namespace }));
+      b.onLoad({ filter: /.*/, namespace }, async () => {
+        const out = await build({
+          stdin: {
+            contents,
+            resolveDir: relayDir,
+            loader: "js",
+          },
+          bundle: true,
+          platform: "node",
+          target: "node20",
+          format: "cjs",
+          minify: true,
+          keepNames: true,
+          write: false,
+          logLevel: "error",
+        });
+        // Compressed (brotli: a tenth of the size): V8 keeps the bundle's source for lazy compiling,
+        // so what is carried here is resident memory even when never used.
+        const code = out.outputFiles[0].contents;
+        const packed = brotliCompressSync(code, {
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: 11,
+            [constants.BROTLI_PARAM_SIZE_HINT]: code.length,
+          },
+        }).toString("base64");
+        return {
+          contents: `const Module = require("node:module");
+const { brotliDecompressSync } = require("node:zlib");
+const m = new Module("quiesce-relay:${specifier}");
+m._compile(brotliDecompressSync(Buffer.from("${packed}", "base64")).toString("utf8"), "quiesce-relay-${label}.js");
 module.exports = m.exports;`,
-        loader: "js",
-      };
-    });
-  },
-};
+          loader: "js",
+        };
+      });
+    },
+  };
+}
 
 /**
  * zod's classic API exports every locale (`z.locales`), ~40 languages of error messages that are
@@ -86,7 +100,17 @@ export function relayBuildOptions(o) {
     keepNames: true, // error names (SettingsError, HttpTimeoutError...) stay readable in logs
     legalComments: "eof",
     // The workspace package from source, so the bundle does not depend on a prior `tsc -b`.
-    plugins: [workspaceSources(), embeddedIdentity, englishOnlyZod],
+    plugins: [
+      workspaceSources(),
+      embedded("@azure/identity", "azure-identity"),
+      // Only what relay/src/kubernetes/client.ts uses, so the rest of the client is tree-shaken.
+      embedded(
+        "@kubernetes/client-node",
+        "kubernetes-client",
+        'export { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";',
+      ),
+      englishOnlyZod,
+    ],
     logLevel: "warning",
   };
 }

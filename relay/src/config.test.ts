@@ -8,6 +8,7 @@ import {
   RELAY_SETTING_NAMES,
   redactSettings,
 } from "./config";
+import { apiServerUrl } from "./kubernetes/hook";
 import { RELAY_VERSION } from "./version";
 
 const base = {
@@ -24,6 +25,35 @@ describe("relay settings", () => {
     expect(s.QUIESCE_IMDS_API_VERSION).toBe("2020-07-01");
     expect(s.QUIESCE_POLL_INTERVAL_MS).toBe(1000);
     expect(s.QUIESCE_DRY_RUN).toBe(false);
+  });
+
+  it("leaves the Kubernetes drain off, and finds the API server as a pod does", () => {
+    const s = parseRelaySettings(base);
+    expect(s.QUIESCE_KUBERNETES_DRAIN).toBe(false);
+    expect(s.QUIESCE_KUBERNETES_TOKEN_FILE).toBe(
+      "/var/run/secrets/kubernetes.io/serviceaccount/token",
+    );
+    expect(s.QUIESCE_KUBERNETES_CA_FILE).toBe(
+      "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt",
+    );
+    expect(
+      apiServerUrl(s, { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "443" }),
+    ).toBe("https://10.0.0.1:443");
+    expect(
+      apiServerUrl(s, { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "443" }),
+    ).toBe("https://[fd00::1]:443");
+    expect(() => apiServerUrl(s, {})).toThrow(/KUBERNETES_SERVICE_HOST/);
+    // The bearer token never crosses a network in clear text.
+    expect(() =>
+      parseRelaySettings({ ...base, QUIESCE_KUBERNETES_API_URL: "http://10.0.0.1:8080" }),
+    ).toThrow(/QUIESCE_KUBERNETES_API_URL/);
+    expect(
+      parseRelaySettings({
+        ...base,
+        QUIESCE_KUBERNETES_API_URL: "http://127.0.0.1:8080",
+        QUIESCE_KUBERNETES_DRAIN: "true",
+      }).QUIESCE_KUBERNETES_DRAIN,
+    ).toBe(true);
   });
 
   it("names every bad setting in the error", () => {

@@ -1,4 +1,10 @@
-import { BooleanText, ClusterName, describeZodError, parseJsonWith } from "@quiesce/protocol";
+import {
+  BooleanText,
+  ClusterName,
+  describeZodError,
+  HttpsOrLoopbackUrl,
+  parseJsonWith,
+} from "@quiesce/protocol";
 import { z } from "zod";
 
 /**
@@ -57,6 +63,28 @@ const common = {
   /** Everything but the StartRequests POST to IMDS. */
   QUIESCE_DRY_RUN: flag.default(false),
   QUIESCE_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  /**
+   * The built-in Kubernetes drain (relay/src/kubernetes): before the drain hook, cordon this VM's
+   * node and evict its pods through the Eviction API; after the recover hook, uncordon it.
+   */
+  QUIESCE_KUBERNETES_DRAIN: flag.default(false),
+  /**
+   * The API server; in a pod, https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT. The
+   * bearer token never crosses a network in clear text: http:// only to a loopback stand-in.
+   */
+  QUIESCE_KUBERNETES_API_URL: HttpsOrLoopbackUrl.optional(),
+  /** The service account's token (projected and rotated by the kubelet: read at every use). */
+  QUIESCE_KUBERNETES_TOKEN_FILE: z
+    .string()
+    .min(1)
+    .default("/var/run/secrets/kubernetes.io/serviceaccount/token"),
+  /** The cluster's CA, that the API server's certificate must chain to. */
+  QUIESCE_KUBERNETES_CA_FILE: z
+    .string()
+    .min(1)
+    .default("/var/run/secrets/kubernetes.io/serviceaccount/ca.crt"),
+  /** Label the node `node.kubernetes.io/exclude-from-external-load-balancers` before evicting. */
+  QUIESCE_KUBERNETES_EXCLUDE_FROM_LOAD_BALANCERS: flag.default(false),
   /** JSON file with any of these settings as keys (the environment wins). */
   QUIESCE_CONFIG_FILE: optionalText,
 };

@@ -89,7 +89,14 @@ export async function startRelay(
     settings.QUIESCE_COORDINATOR_URL,
     opts.tokens ?? tokenSource(settings),
   );
-  const hooks = new HookSupervisor(ctx, opts.hooks ?? hookRunner(settings));
+  const base = opts.hooks ?? hookRunner(settings);
+  // Imported only when on: a relay that does not drain Kubernetes never even builds its schemas.
+  const hooks = new HookSupervisor(
+    ctx,
+    settings.QUIESCE_KUBERNETES_DRAIN
+      ? (await import("./kubernetes/hook.js")).kubernetesHooks(settings, base, { log, clock })
+      : base,
+  );
   const watcher = new ImdsWatcher(ctx, imds, hooks);
   const reporter = new Reporter(
     ctx,
@@ -111,6 +118,7 @@ export async function startRelay(
     authMode: settings.QUIESCE_AUTH_MODE,
     dryRun: settings.QUIESCE_DRY_RUN,
     stateFile: settings.QUIESCE_STATE_FILE,
+    kubernetesDrain: settings.QUIESCE_KUBERNETES_DRAIN,
   });
   const loops = [watcher.run(), reporter.run()].map((p) =>
     p.catch((e) => log.error("relay loop crashed", { error: errorText(e) })),

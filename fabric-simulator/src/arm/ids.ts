@@ -29,6 +29,9 @@ export const availabilitySetId = (t: ArmScope, name: string) =>
 export const scaleSetId = (t: ArmScope, name: string) =>
   `${provider(t, "Microsoft.Compute")}/virtualMachineScaleSets/${name}`;
 
+/** Flexible scale-set VMs are ordinary VMs to Compute and Network; Uniform instances are not. */
+export const isUniformInstance = (vm: VmRecord) => vm.orchestrationMode === "Uniform";
+
 /** A Uniform scale-set instance's id ends in its instance id (`…/virtualMachines/3`). */
 export const instanceIdOf = (vm: VmRecord) =>
   vm.resourceId.slice(vm.resourceId.lastIndexOf("/") + 1);
@@ -39,11 +42,11 @@ export const instanceIdOf = (vm: VmRecord) =>
  * network profile (`<scaleSet>-nic`, the same name on every instance, as in Azure).
  */
 export function nicName(vm: VmRecord): string {
-  return vm.vmScaleSetName !== undefined ? `${vm.vmScaleSetName}-nic` : `${vm.name}-nic`;
+  return isUniformInstance(vm) ? `${vm.vmScaleSetName}-nic` : `${vm.name}-nic`;
 }
 
 export function nicId(t: ArmScope, vm: VmRecord): string {
-  return vm.vmScaleSetName !== undefined
+  return isUniformInstance(vm)
     ? `${vm.resourceId}/networkInterfaces/${nicName(vm)}`
     : `${provider(t, "Microsoft.Network")}/networkInterfaces/${nicName(vm)}`;
 }

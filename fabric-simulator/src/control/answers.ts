@@ -119,6 +119,8 @@ const VmAnswer: z.ZodType<VmRecord & { imdsUrl: string }> = z.object({
   platformFaultDomain: z.string(),
   platformUpdateDomain: z.string(),
   zone: z.string().optional(),
+  computerName: z.string(),
+  orchestrationMode: z.enum(["Uniform", "Flexible"]).optional(),
   deleted: z.boolean(),
   imdsUrl: z.string(),
 });

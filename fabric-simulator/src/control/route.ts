@@ -2,6 +2,7 @@ import type { ArmEngine } from "../arm/engine";
 import type { ControlResult } from "../controlResult";
 import type { FabricEngine } from "../engine";
 import type { HealthGates } from "../health/gates";
+import type { KubernetesEngine } from "../kubernetes/engine";
 
 /** One control route: a method, a path pattern (its groups are the params), what it runs. */
 export type Route = {
@@ -11,7 +12,7 @@ export type Route = {
   readonly status?: number;
 };
 
-/** What the control API drives: the fabric, the loopback ARM, the health endpoints. */
+/** What the control API drives: the fabric, the loopback ARM and Kubernetes, the health endpoints. */
 export interface ControlTargets {
   readonly engine: FabricEngine;
   readonly arm: ArmEngine;
@@ -19,6 +20,9 @@ export interface ControlTargets {
   readonly imdsUrl: (vm: string) => string;
   /** Where the ARM listener and its token endpoint are (`GET /control/arm`). */
   readonly armInfo: () => unknown;
+  readonly k8s: KubernetesEngine;
+  /** Where the Kubernetes API server stand-in is and who its token is (`GET /control/kubernetes`). */
+  readonly kubernetesInfo: () => unknown;
 }
 
 export interface RouteContext extends ControlTargets {

@@ -5,6 +5,7 @@ import { refused } from "../controlResult";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { scheduledEventsApiVersion } from "../imds/apiVersions";
 import { armRoutes } from "./armRoutes";
+import { kubernetesRoutes } from "./kubernetesRoutes";
 import { type ControlTargets, objectBody, okValue, type Route } from "./route";
 
 /**
@@ -141,7 +142,7 @@ const fabricRoutes: Route[] = [
   },
 ];
 
-const routes: Route[] = [...fabricRoutes, ...armRoutes];
+const routes: Route[] = [...fabricRoutes, ...armRoutes, ...kubernetesRoutes];
 
 class BadJson extends Error {}
 

@@ -195,6 +195,11 @@ export function instanceMetadata(vm: VmRecord): unknown {
       azEnvironment: "AzurePublicCloud",
       location: vm.location,
       name: vm.name,
+      osProfile: {
+        adminUsername: "azureuser",
+        computerName: vm.computerName,
+        disablePasswordAuthentication: "true",
+      },
       osType: "Linux",
       placementGroupId: vm.placementGroupId ?? "",
       platformFaultDomain: vm.platformFaultDomain,

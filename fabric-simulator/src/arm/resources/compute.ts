@@ -1,7 +1,14 @@
 import type { FabricState } from "../../model/types";
 import type { VmRecord } from "../../topology";
 import { type ArmAnswer, armError, ok, resourceNotFound } from "../errors";
-import { type ArmScope, availabilitySetRef, instanceIdOf, nicId, sameName } from "../ids";
+import {
+  type ArmScope,
+  availabilitySetRef,
+  instanceIdOf,
+  isUniformInstance,
+  nicId,
+  sameName,
+} from "../ids";
 import type { ArmCall } from "./call";
 
 /**
@@ -19,7 +26,7 @@ function vmProperties(scope: ArmScope, vm: VmRecord) {
   return {
     vmId: vm.vmId,
     hardwareProfile: { vmSize: "Standard_D2s_v5" },
-    osProfile: { computerName: vm.name },
+    osProfile: { computerName: vm.computerName },
     networkProfile: {
       networkInterfaces: [{ id: nicId(scope, vm), properties: { primary: true } }],
     },
@@ -58,7 +65,7 @@ export function renderScaleSetVm(state: FabricState, vm: VmRecord): unknown {
 /** A VM that is not a scale-set instance, by name (deleted ones are gone, as on Azure). */
 export const findPlainVm = (state: FabricState, name: string) =>
   Object.values(state.vms).find(
-    (v) => v.vmScaleSetName === undefined && !v.deleted && sameName(v.name, name),
+    (v) => !isUniformInstance(v) && !v.deleted && sameName(v.name, name),
   );
 
 const scaleSetExists = (state: FabricState, name: string) =>
@@ -69,9 +76,9 @@ const scaleSetExists = (state: FabricState, name: string) =>
 export function findInstance(state: FabricState, scaleSet: string, instanceId: string) {
   return Object.values(state.vms).find(
     (v) =>
-      v.vmScaleSetName !== undefined &&
+      isUniformInstance(v) &&
       !v.deleted &&
-      sameName(v.vmScaleSetName, scaleSet) &&
+      sameName(v.vmScaleSetName ?? "", scaleSet) &&
       instanceIdOf(v) === instanceId,
   );
 }

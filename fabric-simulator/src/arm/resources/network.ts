@@ -1,7 +1,15 @@
 import type { FabricState } from "../../model/types";
 import { stableUuid, type VmRecord } from "../../topology";
 import { type ArmAnswer, armError, ok, resourceNotFound } from "../errors";
-import { IPCONFIG_NAME, ipConfigId, nicId, nicName, poolId, sameName } from "../ids";
+import {
+  IPCONFIG_NAME,
+  ipConfigId,
+  isUniformInstance,
+  nicId,
+  nicName,
+  poolId,
+  sameName,
+} from "../ids";
 import { poolContext, putPoolFromArm } from "../loadBalancers";
 import { renderPool } from "../pools";
 import { loadBalancers, poolVms } from "../world";
@@ -70,7 +78,7 @@ export function getNic(call: ArmCall): ArmAnswer {
   const state = call.arm.fabric.state();
   const name = call.params.nicName as string;
   const vm = Object.values(state.vms).find(
-    (v) => v.vmScaleSetName === undefined && sameName(nicName(v), name),
+    (v) => !isUniformInstance(v) && sameName(nicName(v), name),
   );
   if (!vm || !findPlainVm(state, vm.name)) {
     return resourceNotFound(

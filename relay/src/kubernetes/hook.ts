@@ -1,0 +1,124 @@
+import type { Clock } from "@quiesce/protocol";
+import { z } from "zod";
+import type { RelaySettings } from "../config";
+import type { HookOutcome } from "../hooks/outcome";
+import type { HookRunner } from "../hooks/runner";
+import type { Logger } from "../log";
+import { connectKubernetes, type KubernetesApi, type KubernetesConnection } from "./client";
+import { drainNode } from "./drain";
+import { NodeFinder } from "./node";
+import { recoverNode } from "./recover";
+
+/**
+ * QUIESCE_KUBERNETES_DRAIN: the built-in drain runs before the configured drain hook (command,
+ * URL or none), which runs only if the node drained; the recover hook runs first and then the
+ * node is uncordoned, the reverse order. Both share the hook's one deadline.
+ */
+
+/** How often the drain lists its node's pods: fast enough for a Preempt's 30 s. */
+export const POLL_MS = 500;
+
+/** What a pod's environment says about the API server (the in-cluster configuration). */
+const InCluster = z.object({
+  KUBERNETES_SERVICE_HOST: z.string().min(1),
+  KUBERNETES_SERVICE_PORT: z.string().regex(/^\d{1,5}$/),
+});
+
+export function apiServerUrl(
+  settings: Pick<RelaySettings, "QUIESCE_KUBERNETES_API_URL">,
+  env: Record<string, string | undefined>,
+): string {
+  if (settings.QUIESCE_KUBERNETES_API_URL) return settings.QUIESCE_KUBERNETES_API_URL;
+  const e = InCluster.safeParse(env);
+  if (!e.success)
+    throw new Error(
+      "QUIESCE_KUBERNETES_API_URL is not set and KUBERNETES_SERVICE_HOST/PORT are not in the environment (is the relay running in a pod?)",
+    );
+  const host = e.data.KUBERNETES_SERVICE_HOST.includes(":")
+    ? `[${e.data.KUBERNETES_SERVICE_HOST}]`
+    : e.data.KUBERNETES_SERVICE_HOST;
+  return `https://${host}:${e.data.KUBERNETES_SERVICE_PORT}`;
+}
+
+export interface KubernetesHookOptions {
+  log: Logger;
+  clock: Clock;
+  /** Tests: another client or poll interval. */
+  connect?: (c: KubernetesConnection) => Promise<KubernetesApi>;
+  pollMs?: number;
+  env?: Record<string, string | undefined>;
+}
+
+function combine(first: HookOutcome, second: HookOutcome): HookOutcome {
+  const result = first.result !== "succeeded" ? first.result : second.result;
+  return {
+    result,
+    detail: `${first.detail}; ${second.detail}`,
+    output: [first.output, second.output].filter((o) => o !== "").join("\n"),
+  };
+}
+
+export function kubernetesHooks(
+  settings: RelaySettings,
+  base: HookRunner,
+  o: KubernetesHookOptions,
+): HookRunner {
+  let api: Promise<KubernetesApi> | undefined;
+  const finders = new Map<string, NodeFinder>();
+  const connect = () => {
+    api ??= (o.connect ?? connectKubernetes)({
+      apiUrl: apiServerUrl(settings, o.env ?? process.env),
+      tokenFile: settings.QUIESCE_KUBERNETES_TOKEN_FILE,
+      caFile: settings.QUIESCE_KUBERNETES_CA_FILE,
+    }).catch((e: unknown) => {
+      api = undefined; // a later hook tries again
+      throw e;
+    });
+    return api;
+  };
+  // Loaded at start, not at the first event: compiling the client takes most of a second, which
+  // a Preempt's 30 s should not pay (a relay that drains Kubernetes carries it anyway).
+  connect().catch((e: unknown) =>
+    o.log.warn("Kubernetes client not ready; the drain will try again", {
+      error: e instanceof Error ? e.message : String(e),
+    }),
+  );
+  return async (payload, timeoutMs, signal) => {
+    const deadlineMs = o.clock.now() + timeoutMs;
+    let k8s: KubernetesApi;
+    try {
+      k8s = await connect();
+    } catch (e) {
+      const outcome: HookOutcome = {
+        result: "failed",
+        detail: `Kubernetes client: ${e instanceof Error ? e.message : String(e)}`,
+        output: "",
+      };
+      return payload.hook === "drain"
+        ? outcome
+        : combine(await base(payload, timeoutMs, signal), outcome);
+    }
+    const resourceId = payload.vm.resourceId;
+    const finder = finders.get(resourceId) ?? new NodeFinder(k8s, resourceId);
+    finders.set(resourceId, finder);
+    const c = {
+      api: k8s,
+      finder,
+      eventId: payload.event.EventId,
+      deadlineMs,
+      signal,
+      clock: o.clock,
+      log: o.log,
+      pollMs: o.pollMs ?? POLL_MS,
+    };
+    if (payload.hook === "drain") {
+      const drained = await drainNode(c, settings.QUIESCE_KUBERNETES_EXCLUDE_FROM_LOAD_BALANCERS);
+      if (drained.result !== "succeeded") return drained;
+      const left = Math.max(1_000, deadlineMs - o.clock.now());
+      return combine(drained, await base(payload, left, signal));
+    }
+    const recovered = await base(payload, timeoutMs, signal);
+    if (recovered.result === "interrupted") return recovered;
+    return combine(recovered, await recoverNode(c));
+  };
+}
