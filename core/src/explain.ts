@@ -78,6 +78,8 @@ export function explain(
         ...(owed.length > 0 ? [`recover hooks on ${owed.join(", ")}`] : []),
         ...(lb.length > 0 ? [`admin state restored on ${lb.join(", ")}'s load balancers`] : []),
       ].join("; ");
+      // Nothing owed any more: the next evaluation (a report, the sweep) completes it.
+      if (!waitingFor) waitingFor = "the next sweep to record it Completed";
       break;
     }
     default:

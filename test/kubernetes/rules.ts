@@ -34,7 +34,6 @@ export const ALLOWED_RBAC = [
   "/nodes get",
   "/nodes list",
   "/nodes patch",
-  "/pods get",
   "/pods list",
   "/pods/eviction create",
 ];

@@ -82,7 +82,7 @@ function authorizeSharedIdentity(
     return deny(`reported VM name ${vm.name} does not match its resourceId ${vm.resourceId}`);
   for (const id of scaleSets) {
     const set = parseComputeResourceId(id);
-    if (!set || set.kind !== "scaleSet") continue;
+    if (set?.kind !== "scaleSet") continue;
     if (isInstanceOf(reported, set)) return { ok: true, value: "scaleSet" };
     const flexible =
       reported.kind === "vm" &&
