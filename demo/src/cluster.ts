@@ -89,8 +89,11 @@ export interface LocalCluster {
   readonly relays: ReadonlyMap<string, RelayHandle>;
   startRelay(vm: string): Promise<RelayHandle>;
   stopRelay(vm: string): Promise<void>;
-  /** Stops the coordinator (state stays in Azurite) and starts it again on the same port. */
-  restartCoordinator(): Promise<void>;
+  /**
+   * Stops the coordinator (state stays in Azurite) and starts it again on the same port; with
+   * `sweepIntervalMs`, sweeping at that interval from then on.
+   */
+  restartCoordinator(o?: { sweepIntervalMs?: number }): Promise<void>;
   stopCoordinator(): Promise<void>;
   startCoordinator(): Promise<void>;
   stop(): Promise<void>;
@@ -142,6 +145,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
       ...o.coordinatorSettings,
     };
     let port = o.port ?? 0;
+    let sweepIntervalMs = o.sweepIntervalMs;
     let coordinator: LocalCoordinator | undefined;
     const startCoordinator = async () => {
       coordinator = await startLocalCoordinator({
@@ -149,7 +153,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
         connectionString: azurite.connectionString,
         keysDir,
         settings: coordinatorSettings,
-        ...(o.sweepIntervalMs !== undefined ? { sweepIntervalMs: o.sweepIntervalMs } : {}),
+        ...(sweepIntervalMs !== undefined ? { sweepIntervalMs } : {}),
         ...(o.coordinatorLog ? { log: o.coordinatorLog } : {}),
         ...(o.coordinatorMeter ? { meter: o.coordinatorMeter } : {}),
       });
@@ -206,8 +210,9 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
       stopRelay: stopOne,
       stopCoordinator,
       startCoordinator,
-      async restartCoordinator() {
+      async restartCoordinator(r = {}) {
         await stopCoordinator();
+        if (r.sweepIntervalMs !== undefined) sweepIntervalMs = r.sweepIntervalMs;
         await startCoordinator();
       },
       stop: cleanup,
