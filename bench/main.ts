@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { type ControlPlaneResult, measureControlPlane } from "./controlPlane";
 import { type ConvergenceResult, measureConvergence } from "./convergence";
 import { type CostResult, measureCost, renderCost } from "./cost";
 import { type EventsResult, measureEvents } from "./events";
@@ -32,6 +33,8 @@ export interface BenchResults {
   partitions?: PartitionsResult;
   /** (i) 10,000 VMs over three coordinator processes behind a round-robin front. */
   scale?: ScaleResult;
+  /** (j) approval through Azure Resource Manager once the control plane's fallback is due. */
+  controlPlane?: ControlPlaneResult;
   relayIdle: unknown;
   /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
   statusScale: StatusScaleResult | null;
@@ -77,24 +80,33 @@ async function main() {
     return r;
   };
 
-  // `--only convergence` / `--only cost` / `--only partitions` / `--only scale`: measure that figure alone and put it into the last
-  // full results.
+  const measureAndLogControlPlane = () => {
+    log("(j) control-plane approval: fallback due -> ARM acknowledge at the fabric...");
+    return measureControlPlane(
+      Number(process.env.BENCH_CONTROL_PLANE_ROUNDS ?? 10),
+      (process.env.BENCH_CONTROL_PLANE_SWEEPS ?? "10,1").split(",").map(Number),
+      log,
+    );
+  };
+
+  // `--only <figure>`: measure that figure alone and put it into the last full results.
+  const alone = {
+    events: async () => ({ events: await measureEvents(Number(process.env.BENCH_EVENTS ?? 10)) }),
+    convergence: async () => ({ convergence: await measureAndLogConvergence() }),
+    cost: async () => ({ cost: await measureAndLogCost() }),
+    partitions: async () => ({ partitions: await measureAndLogPartitions() }),
+    scale: async () => ({ scale: await measureAndLogScale() }),
+    "control-plane": async () => ({ controlPlane: await measureAndLogControlPlane() }),
+  } as const;
   const latestFile = join(out, "latest.json");
   const only = process.argv.includes("--only")
     ? process.argv[process.argv.indexOf("--only") + 1]
     : undefined;
+  if (only !== undefined && !(only in alone))
+    throw new Error(`--only ${only}: one of ${Object.keys(alone).join(", ")}`);
   const previous = only ? readResults(latestFile, LatestResults) : null;
   if (only && previous) {
-    const merged =
-      only === "cost"
-        ? { ...previous, cost: await measureAndLogCost() }
-        : only === "partitions"
-          ? { ...previous, partitions: await measureAndLogPartitions() }
-          : only === "scale"
-            ? { ...previous, scale: await measureAndLogScale() }
-            : only === "events"
-              ? { ...previous, events: await measureEvents(Number(process.env.BENCH_EVENTS ?? 10)) }
-              : { ...previous, convergence: await measureAndLogConvergence() };
+    const merged = { ...previous, ...(await alone[only as keyof typeof alone]()) };
     writeFileSync(latestFile, `${JSON.stringify(merged, null, 2)}\n`);
     writeFileSync(join(out, "latest.md"), renderMarkdown(merged));
     process.stdout.write(renderMarkdown(merged));
@@ -112,6 +124,7 @@ async function main() {
   const cost = await measureAndLogCost();
   const partitions = await measureAndLogPartitions();
   const scale = await measureAndLogScale();
+  const controlPlane = await measureAndLogControlPlane();
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = readResults(idleFile, z.unknown());
@@ -133,6 +146,7 @@ async function main() {
     cost,
     partitions,
     scale,
+    controlPlane,
     relayIdle,
     statusScale,
   };

@@ -21,6 +21,7 @@ export const LatestResults = z.object({
   cost: section<NonNullable<BenchResults["cost"]>>().optional(),
   partitions: section<NonNullable<BenchResults["partitions"]>>().optional(),
   scale: section<NonNullable<BenchResults["scale"]>>().optional(),
+  controlPlane: section<NonNullable<BenchResults["controlPlane"]>>().optional(),
   relayIdle: z.unknown(),
   statusScale: section<NonNullable<BenchResults["statusScale"]>>().nullable(),
 });

@@ -2,11 +2,19 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDemoArgs, USAGE } from "./args";
 
-const defaults = { scenario: "/demo/scenarios/default.json", stay: true };
+const defaults = {
+  scenario: "/demo/scenarios/default.json",
+  scenarios: "/demo/scenarios",
+  stay: true,
+};
 
 describe("demo arguments", () => {
   it("defaults to the default scenario on port 7071, staying when interactive", () => {
-    expect(parseDemoArgs([], defaults)).toEqual({ ...defaults, port: 7071 });
+    expect(parseDemoArgs([], defaults)).toEqual({
+      scenario: defaults.scenario,
+      port: 7071,
+      stay: true,
+    });
   });
 
   it("reads every option; of --exit and --stay the last one wins", () => {
@@ -16,6 +24,13 @@ describe("demo arguments", () => {
         defaults,
       ),
     ).toEqual({ scenario: resolve("s.json"), timeScale: 120, port: 0, stay: false });
+    // A name is a shipped scenario; anything with a dot or a slash is a file.
+    expect(parseDemoArgs(["--scenario", "control-plane"], defaults)).toMatchObject({
+      scenario: "/demo/scenarios/control-plane.json",
+    });
+    expect(parseDemoArgs(["--scenario", "./control-plane"], defaults)).toMatchObject({
+      scenario: resolve("control-plane"),
+    });
     expect(parseDemoArgs(["--exit", "--stay"], { ...defaults, stay: false })).toMatchObject({
       stay: true,
     });

@@ -1,10 +1,11 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { argProblem } from "@quiesce/protocol";
 
-export const USAGE = `npm start [-- --scenario FILE] [--time-scale N] [--port N] [--exit | --stay]
+export const USAGE = `npm start [-- --scenario NAME|FILE] [--time-scale N] [--port N] [--exit | --stay]
 
-  --scenario FILE   play this scenario (default: demo/scenarios/default.json; format in README)
+  --scenario NAME   play demo/scenarios/NAME.json (default, control-plane, drain-failure)
+  --scenario FILE   play this scenario file (default: demo/scenarios/default.json; format in README)
   --time-scale N    simulated seconds per real second (overrides the scenario's)
   --port N          coordinator port (default 7071; 0 picks a free one)
   --exit            exit after the summary (default when stdin is not a terminal)
@@ -26,13 +27,17 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+/** A scenario's name (a file of demo/scenarios without `.json`) rather than a path. */
+const SCENARIO_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
 /**
  * The demo's arguments; the usage text when asked for help. Throws naming an unknown argument,
  * an option missing its value, or a number that is not one. Of --exit and --stay the last wins.
+ * `--scenario` takes a name of `defaults.scenarios` (the shipped scenarios) or a file.
  */
 export function parseDemoArgs(
   argv: string[],
-  defaults: { scenario: string; stay: boolean },
+  defaults: { scenario: string; scenarios: string; stay: boolean },
 ): DemoArgs | string {
   const { values, tokens } = parseArgs({
     args: argv,
@@ -57,7 +62,12 @@ export function parseDemoArgs(
   );
   const timeScale = number("time-scale");
   return {
-    scenario: typeof values.scenario === "string" ? resolve(values.scenario) : defaults.scenario,
+    scenario:
+      typeof values.scenario !== "string"
+        ? defaults.scenario
+        : SCENARIO_NAME.test(values.scenario)
+          ? join(defaults.scenarios, `${values.scenario}.json`)
+          : resolve(values.scenario),
     ...(timeScale !== undefined ? { timeScale } : {}),
     port: number("port") ?? 7071,
     stay: lastOfExitOrStay?.kind === "option" ? lastOfExitOrStay.name === "stay" : defaults.stay,

@@ -94,8 +94,11 @@ export interface LocalCluster {
   readonly relays: ReadonlyMap<string, RelayHandle>;
   startRelay(vm: string): Promise<RelayHandle>;
   stopRelay(vm: string): Promise<void>;
-  /** Stops the coordinator (state stays in Azurite) and starts it again on the same port. */
-  restartCoordinator(): Promise<void>;
+  /**
+   * Stops the coordinator (state stays in Azurite) and starts it again on the same port; with
+   * `sweepIntervalMs`, sweeping at that interval from then on.
+   */
+  restartCoordinator(o?: { sweepIntervalMs?: number }): Promise<void>;
   stopCoordinator(): Promise<void>;
   startCoordinator(): Promise<void>;
   stop(): Promise<void>;
@@ -150,6 +153,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
       ...o.coordinatorSettings,
     };
     let port = o.port ?? 0;
+    let sweepIntervalMs = o.sweepIntervalMs;
     let coordinator: LocalCoordinator | undefined;
     const startCoordinator = async () => {
       coordinator = await startLocalCoordinator({
@@ -157,7 +161,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
         connectionString: azurite.connectionString,
         keysDir,
         settings: coordinatorSettings,
-        ...(o.sweepIntervalMs !== undefined ? { sweepIntervalMs: o.sweepIntervalMs } : {}),
+        ...(sweepIntervalMs !== undefined ? { sweepIntervalMs } : {}),
         ...(o.coordinatorLog ? { log: o.coordinatorLog } : {}),
         ...(o.coordinatorMeter ? { meter: o.coordinatorMeter } : {}),
       });
@@ -226,8 +230,9 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
       stopRelay: stopOne,
       stopCoordinator,
       startCoordinator,
-      async restartCoordinator() {
+      async restartCoordinator(r = {}) {
         await stopCoordinator();
+        if (r.sweepIntervalMs !== undefined) sweepIntervalMs = r.sweepIntervalMs;
         await startCoordinator();
       },
       stop: cleanup,

@@ -6,8 +6,10 @@ import { jsonLogger, LOG_LEVELS, silentLogger } from "@quiesce/relay";
 import { z } from "zod";
 import { type DemoArgs, parseDemoArgs } from "./args";
 import { type LocalCluster, startLocalCluster } from "./cluster";
+import { renderBackends } from "./loadBalancerWatch";
 import { renderMetrics } from "./metricsSummary";
 import { play } from "./player";
+import { fillPolicy } from "./policyTemplate";
 import { loadScenario, type Scenario } from "./scenario";
 import { renderSummary } from "./summary";
 
@@ -35,8 +37,10 @@ async function main(): Promise<number> {
   let args: DemoArgs | string;
   let scenario: Scenario;
   try {
+    const scenarios = join(resolve(__dirname, "..", ".."), "demo", "scenarios");
     args = parseDemoArgs(process.argv.slice(2), {
-      scenario: join(resolve(__dirname, "..", ".."), "demo", "scenarios", "default.json"),
+      scenario: join(scenarios, "default.json"),
+      scenarios,
       stay: Boolean(process.stdin.isTTY),
     });
     if (typeof args === "string") {
@@ -98,7 +102,16 @@ async function main(): Promise<number> {
     ...(scenario.topology ? { topology: scenario.topology } : {}),
     timeScale: scenario.timeScale,
     fabricOptions: { minStartedSeconds: scenario.minStartedSeconds },
-    ...(scenario.policy ? { policy: scenario.policy } : {}),
+    ...(scenario.policy
+      ? {
+          policy: (f: LocalCluster["fabric"]) =>
+            fillPolicy(scenario.policy, {
+              fabricUrl: f.url,
+              resourceGroupId: f.arm.resourceGroupId(),
+            }),
+        }
+      : {}),
+    controlPlane: scenario.controlPlane,
     port: args.port,
     keysDir: resolve(".quiesce"),
     sweepIntervalMs: 1000,
@@ -114,6 +127,10 @@ async function main(): Promise<number> {
   say(`  coordinator   ${c.coordinatorUrl}   (status: ${c.coordinatorUrl}/api/status)`);
   say(`  simulator     ${c.fabric.url}   (control API: ${c.fabric.url}/control/timeline)`);
   say(`  relays        ${c.relays.size} VMs: ${c.fabric.vmNames().join(", ")}`);
+  if (scenario.controlPlane)
+    say(
+      `  control plane the coordinator acts through the simulator's Azure Resource Manager at ${c.fabric.armUrl}\n                (load balancers: ${c.fabric.url}/control/loadBalancers, ARM calls: ${c.fabric.url}/control/arm/requests)`,
+    );
   say(`  operator key  ${c.operatorKey}`);
   say(
     "  reader key    in .quiesce/local-keys.json (read-only: the page shows no operator buttons)",
@@ -147,8 +164,15 @@ async function main(): Promise<number> {
     "drained: real seconds from first sight to the last affected VM drained; notice saved: share of the",
   );
   say(
-    "Scheduled → NotBefore window by which maintenance started early (the default is to wait it all out).",
+    "Scheduled → NotBefore window by which maintenance started early (the default is to wait it all out);",
   );
+  say("gates held: the safety gates that kept an event from approval, and for how long (real s).");
+  const backends = renderBackends(result.backends);
+  if (backends.length > 0) {
+    say("");
+    say("Load balancers (simulated requests; a backend set Down gets no new ones):");
+    for (const line of backends) say(`  ${line}`);
+  }
   say("");
   say("Metrics (OpenTelemetry, read back from the SDK):");
   say(renderMetrics(await metrics.points()));

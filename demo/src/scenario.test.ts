@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { PolicySet } from "@quiesce/protocol/policy";
 import { describe, expect, it } from "vitest";
+import { fillPolicy } from "./policyTemplate";
 import { parseScenario, ScenarioError } from "./scenario";
 
 const dir = join(__dirname, "..", "scenarios");
@@ -12,6 +14,12 @@ describe("scenario files", () => {
     for (const f of files) {
       const s = parseScenario(JSON.parse(readFileSync(join(dir, f), "utf8")), f);
       expect(s.steps.length).toBeGreaterThan(0);
+      // Its policy, once the fabric's URLs are in, is one the coordinator takes.
+      const policy = fillPolicy(s.policy ?? {}, {
+        fabricUrl: "http://127.0.0.1:9",
+        resourceGroupId: "/subscriptions/s/resourceGroups/rg",
+      });
+      expect(PolicySet.safeParse(policy).error).toBeUndefined();
     }
   });
 
@@ -39,5 +47,60 @@ describe("scenario files", () => {
       ],
     };
     expect(() => parseScenario(s, "s.json")).toThrow(/used twice/);
+  });
+
+  it("reads the operator and control-plane steps, and the control-plane switch", () => {
+    const s = parseScenario(
+      {
+        name: "x",
+        controlPlane: true,
+        steps: [
+          {
+            at: 0,
+            action: "schedule",
+            name: "a",
+            event: { eventType: "Freeze", resources: ["web-0"] },
+          },
+          { at: 0, action: "hold", name: "a", reason: "change freeze" },
+          { at: 5, action: "release", name: "a" },
+          { at: 5, action: "health", endpoint: "app", status: 503 },
+          { at: 6, action: "fireAlert", rule: "high-error-rate" },
+          { at: 7, action: "resolveAlert", rule: "high-error-rate" },
+        ],
+      },
+      "s.json",
+    );
+    expect(s.controlPlane).toBe(true);
+    expect(s.steps.map((x) => x.action)).toEqual([
+      "schedule",
+      "hold",
+      "release",
+      "health",
+      "fireAlert",
+      "resolveAlert",
+    ]);
+    expect(parseScenario({ name: "x", steps: s.steps }, "s.json").controlPlane).toBe(false);
+  });
+
+  it("refuses a hold of an event not scheduled before it, and a health status that is not one", () => {
+    const hold = { name: "x", steps: [{ at: 0, action: "hold", name: "ghost" }] };
+    expect(() => parseScenario(hold, "s.json")).toThrow(/step "hold" at 0 s names "ghost"/);
+    const health = { name: "x", steps: [{ at: 0, action: "health", endpoint: "app", status: 99 }] };
+    expect(() => parseScenario(health, "s.json")).toThrow(/s\.json: steps\.0\.status/);
+    const rule = { name: "x", steps: [{ at: 0, action: "fireAlert", rule: "a/b" }] };
+    expect(() => parseScenario(rule, "s.json")).toThrow(/steps\.0\.rule/);
+  });
+
+  it("refuses a policy placeholder it cannot fill, naming where it is", () => {
+    const s = {
+      name: "x",
+      policy: {
+        default: { gates: [{ kind: "http", name: "g", url: "{{fabricURL}}/health/app" }] },
+      },
+      steps: [{ at: 0, action: "startRelay", vm: "web-0" }],
+    };
+    expect(() => parseScenario(s, "s.json")).toThrow(
+      /s\.json: policy: default\.gates\.0\.url: unknown placeholder \{\{fabricURL\}\}/,
+    );
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { InjectFault, ScheduleEvent, Topology } from "@quiesce/fabric-simulator";
 import { parseJsonWith, parseWith, type Result } from "@quiesce/protocol";
 import { z } from "zod";
+import { placeholderProblems } from "./policyTemplate";
 
 /**
  * A scenario: a topology, a policy, a time scale and timed steps played against the fabric
@@ -12,6 +13,10 @@ import { z } from "zod";
 const StepName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, "1-64 letters, digits, space . _ -");
+/** A health endpoint's or an alert rule's name: one URL path segment. */
+const GateEndpoint = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "1-64 letters, digits, . _ -");
 const at = z
   .number()
   .min(0)
@@ -35,6 +40,24 @@ export const ScenarioStep = z.discriminatedUnion("action", [
   z.strictObject({ at, action: z.literal("fault"), fault: InjectFault }),
   z.strictObject({ at, action: z.literal("stopRelay"), vm: z.string().min(1) }),
   z.strictObject({ at, action: z.literal("startRelay"), vm: z.string().min(1) }),
+  /** An operator's hold (no approval until released) and its release, through the status API. */
+  z.strictObject({
+    at,
+    action: z.literal("hold"),
+    name: StepName,
+    reason: z.string().min(1).max(200).optional(),
+  }),
+  z.strictObject({ at, action: z.literal("release"), name: StepName }),
+  /** What the fabric's health endpoint `endpoint` answers (an HTTP gate probes it). */
+  z.strictObject({
+    at,
+    action: z.literal("health"),
+    endpoint: GateEndpoint,
+    status: z.number().int().min(100).max(599),
+  }),
+  /** An Azure Monitor alert of this rule of the topology fires / is resolved (an alert-rule gate reads it). */
+  z.strictObject({ at, action: z.literal("fireAlert"), rule: GateEndpoint }),
+  z.strictObject({ at, action: z.literal("resolveAlert"), rule: GateEndpoint }),
 ]);
 export type ScenarioStep = z.infer<typeof ScenarioStep>;
 
@@ -46,8 +69,16 @@ export const Scenario = z.strictObject({
   cluster: z.string().default("demo"),
   /** The fabric's groups; the default cluster (two availability sets of 4, a placement group of 6) when absent. */
   topology: Topology.optional(),
-  /** The coordinator's QUIESCE_POLICY ({"default": {...}, "clusters": {...}}). */
+  /**
+   * The coordinator's QUIESCE_POLICY ({"default": {...}, "clusters": {...}}); strings may name
+   * the fabric's `{{fabricUrl}}` and `{{resourceGroupId}}` (policyTemplate.ts).
+   */
   policy: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Let the coordinator act through the fabric's loopback Azure Resource Manager
+   * (QUIESCE_CONTROL_PLANE): approve events no relay can, load-balancer drain, alert-rule gates.
+   */
+  controlPlane: z.boolean().default(false),
   /** Simulated seconds an event stays Started before Azure removes it (at least its duration). */
   minStartedSeconds: z.number().min(0).max(86_400).default(90),
   /** Drain hook duration in real seconds (the demo hooks sleep this long). */
@@ -71,6 +102,9 @@ export function parseScenario(json: unknown, source: string): Scenario {
 function checked(parsed: Result<Scenario>, source: string): Scenario {
   if (!parsed.ok) throw new ScenarioError(`${source}: ${parsed.error}`);
   const s = parsed.value;
+  const placeholders = placeholderProblems(s.policy ?? {});
+  if (placeholders.length > 0)
+    throw new ScenarioError(`${source}: policy: ${placeholders.join("; ")}`);
   const scheduled = new Set<string>();
   for (const step of [...s.steps].sort((a, b) => a.at - b.at)) {
     if (step.action === "schedule") {

@@ -1,5 +1,7 @@
 import type { EventDetail } from "@quiesce/cli";
 import type { SimEvent } from "@quiesce/fabric-simulator";
+import { type GateHold, gateHold } from "./gateHold";
+import { table } from "./table";
 
 /** The end-of-demo story of one event, from the simulator (Azure's side) and the coordinator. */
 export interface EventSummary {
@@ -17,6 +19,8 @@ export interface EventSummary {
   /** Simulated seconds by which the event started before NotBefore. */
   startedBeforeNotBeforeSeconds: number | null;
   recovered: string;
+  /** Which safety gates held its approval, and for how long (real seconds). */
+  gatesHeld: GateHold | null;
 }
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
@@ -66,19 +70,8 @@ export function summarize(
     noticeSaved,
     startedBeforeNotBeforeSeconds: before,
     recovered: drainedRows.length === 0 ? "-" : `${recoveredRows.length}/${drainedRows.length}`,
+    gatesHeld: detail ? gateHold(detail.timeline) : null,
   };
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
 }
 
 export function renderSummary(rows: EventSummary[]): string {
@@ -93,6 +86,7 @@ export function renderSummary(rows: EventSummary[]): string {
     "started",
     "notice saved",
     "recovered",
+    "gates held",
   ];
   const body = rows.map((r) => [
     r.name,
@@ -107,6 +101,7 @@ export function renderSummary(rows: EventSummary[]): string {
       ? "-"
       : `${Math.round(r.noticeSaved * 100)}% (${r.startedBeforeNotBeforeSeconds} s early)`,
     r.recovered,
+    r.gatesHeld ? `${r.gatesHeld.gates.join(",")} ${r.gatesHeld.seconds} s` : "-",
   ]);
   return table([header, ...body]);
 }

@@ -1,0 +1,102 @@
+import { delay } from "@quiesce/protocol";
+import type { LocalCluster } from "./cluster";
+import type { ScenarioStep } from "./scenario";
+
+/**
+ * One scenario step played against the local cluster: Azure's side through the fabric
+ * simulator, an operator's through the coordinator's status API. Says what it did.
+ */
+
+/** Real time a step waits for Quiesce to see the event it acts on (relays poll IMDS once a second). */
+const SEEN_TIMEOUT_MS = 10_000;
+
+export interface StepContext {
+  cluster: LocalCluster;
+  /** Scenario event name → EventId, filled by `schedule` steps. */
+  ids: Map<string, string>;
+  log: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+const OPERATOR = "demo operator";
+
+export async function runStep(s: ScenarioStep, x: StepContext): Promise<void> {
+  const { cluster, ids, log } = x;
+  const { fabric } = cluster;
+  const idOf = (name: string) => {
+    const id = ids.get(name);
+    if (id === undefined) throw new Error(`event "${name}" was never scheduled`);
+    return id;
+  };
+  /**
+   * A step that acts on a scheduled event (cancel, startNow, changeResources, hold, release)
+   * first waits until Quiesce has seen it: at a high time scale a few simulated seconds are less
+   * than one relay poll, and the outcome would hang on that race ("never reported" instead of
+   * "Cancelled"; a hold refused as an unknown event).
+   */
+  if ("name" in s && s.action !== "schedule") {
+    const id = idOf(s.name);
+    const until = Date.now() + SEEN_TIMEOUT_MS;
+    while (Date.now() < until && !x.signal?.aborted) {
+      if (await cluster.status.event(id, cluster.cluster).catch(() => null)) break;
+      await delay(100);
+    }
+  }
+  switch (s.action) {
+    case "schedule": {
+      const ev = fabric.schedule(s.event);
+      ids.set(s.name, ev.eventId);
+      log(`scenario: ${s.name} (${ev.eventType} on ${ev.resources.join(", ")})`);
+      break;
+    }
+    case "cancel":
+      fabric.cancel(idOf(s.name));
+      log(`scenario: Azure cancels ${s.name}`);
+      break;
+    case "startNow":
+      fabric.startNow(idOf(s.name));
+      break;
+    case "changeResources":
+      fabric.changeResources(idOf(s.name), s.resources);
+      log(`scenario: ${s.name} now affects ${s.resources.join(", ")}`);
+      break;
+    case "fault":
+      fabric.injectFault(s.fault);
+      log(`scenario: IMDS fault ${JSON.stringify(s.fault)}`);
+      break;
+    case "stopRelay":
+      await cluster.stopRelay(s.vm);
+      log(`scenario: relay on ${s.vm} stopped`);
+      break;
+    case "startRelay":
+      await cluster.startRelay(s.vm);
+      log(`scenario: relay on ${s.vm} started`);
+      break;
+    case "hold":
+    case "release": {
+      const reason = s.action === "hold" ? (s.reason ?? "demo: hold") : "demo: release";
+      await cluster.status.operator(s.action, idOf(s.name), {
+        cluster: cluster.cluster,
+        reason,
+      });
+      log(
+        s.action === "hold"
+          ? `scenario: ${OPERATOR} holds ${s.name} (${reason})`
+          : `scenario: ${OPERATOR} releases ${s.name}`,
+      );
+      break;
+    }
+    case "health":
+      fabric.setHealth(s.endpoint, s.status);
+      log(`scenario: health endpoint ${s.endpoint} now answers HTTP ${s.status}`);
+      break;
+    case "fireAlert":
+      fabric.fireAlert(s.rule);
+      log(`scenario: Azure Monitor alert ${s.rule} fires`);
+      break;
+    case "resolveAlert":
+      fabric.resolveAlert(s.rule);
+      log(`scenario: Azure Monitor alert ${s.rule} resolved`);
+      break;
+  }
+}
