@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
 import type { Directive, RelayReport } from "@quiesce/protocol/relay";
-import type { ClusterState } from "./state";
+import { type ClusterState, relayHoldsLease } from "./state";
 
 /**
  * What the reporting relay is told to do: approve the events whose lease it holds and still sees
@@ -20,8 +20,8 @@ export function directivesFor(
   for (const e of Object.values(state.events)) {
     const seen = docEvents.get(e.key);
     if (
-      e.lease?.holder === mk &&
-      e.lease.via === undefined && // the control plane's lease is never a relay's
+      relayHoldsLease(e, mk) &&
+      e.lease !== null &&
       now < e.lease.expiresAt &&
       e.approvedAt === null &&
       e.phase === "Approving" &&

@@ -8,7 +8,13 @@ import { type Candidate, evaluateAll } from "./evaluate";
 import type { EvaluationInputs } from "./gates";
 import { nextMember, nextReadiness, observeEvent } from "./observe";
 import { reportScope } from "./scope";
-import { type ClusterState, memberKey, type Readiness, type Transition } from "./state";
+import {
+  type ClusterState,
+  memberKey,
+  type Readiness,
+  relayHoldsLease,
+  type Transition,
+} from "./state";
 import type { Decision } from "./types";
 
 /**
@@ -97,8 +103,7 @@ export function applyReport(
   for (const a of report.approvals) {
     const key = eventKey(a.eventId);
     const stored = events[key];
-    if (!stored || stored.approvedAt !== null || stored.lease?.holder !== mk) continue;
-    if (stored.lease.via !== undefined) continue; // a VM named like the control plane holds nothing
+    if (!stored || stored.approvedAt !== null || !relayHoldsLease(stored, mk)) continue;
     if (a.outcome === "accepted") {
       events = withEntry(events, key, { ...stored, approvedAt: now, approvedBy: report.vm.name });
       transitions.push({

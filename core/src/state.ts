@@ -260,6 +260,14 @@ export interface Transition {
   vm?: string;
 }
 
+/**
+ * Whether the relay of member `mk` holds the event's lease: never when the control plane does,
+ * whatever a VM is named (its lease's holder is the word `control-plane`).
+ */
+export function relayHoldsLease(e: EventRecord, mk: string): boolean {
+  return e.lease !== null && e.lease.via === undefined && e.lease.holder === mk;
+}
+
 /** VM names are compared without regard to case, as Azure does. */
 export function memberKey(vmName: string): string {
   return vmName.toLowerCase();

@@ -138,7 +138,17 @@ function identityResolverFor(
   };
 }
 
+/**
+ * The app's managed identity, made on first use: a coordinator with no control plane, no gate
+ * bearer and no Graph lookup (sharedKey mode, most tests) never builds one at start-up.
+ */
 function managedIdentity(settings: CoordinatorSettings): TokenCredential {
-  const clientId = settings.QUIESCE_STORAGE_CLIENT_ID;
-  return new ManagedIdentityCredential(clientId ? { clientId } : undefined);
+  let made: TokenCredential | undefined;
+  return {
+    getToken(scopes, options) {
+      const clientId = settings.QUIESCE_STORAGE_CLIENT_ID;
+      made ??= new ManagedIdentityCredential(clientId ? { clientId } : undefined);
+      return made.getToken(scopes, options);
+    },
+  };
 }

@@ -1,11 +1,17 @@
 import type { Result } from "@quiesce/protocol";
-import { expectedVmName, isInstanceOf, parseComputeResourceId, sameResourceId } from "./resourceId";
+import {
+  type ComputeResource,
+  expectedVmName,
+  isInstanceOf,
+  parseComputeResourceId,
+  sameResourceId,
+} from "./resourceId";
 import type { Denial, Principal } from "./types";
 
 /** What the token is bound to when it may speak for the VM: that VM, its scale set, or any VM. */
 export type RelayVmAuthorization = Result<"vm" | "scaleSet" | "any", Denial>;
 
-const deny = (reason: string): RelayVmAuthorization => ({
+const deny = (reason: string): { ok: false; error: Denial } => ({
   ok: false,
   error: { status: 403, reason },
 });
@@ -39,17 +45,12 @@ export function authorizeRelayForVm(
     );
   }
 
-  const reported = parseComputeResourceId(vm.resourceId);
-  if (!reported || (reported.kind !== "vm" && reported.kind !== "scaleSetInstance"))
-    return deny(`reported resourceId ${vm.resourceId} is not a virtual machine resource id`);
-  // The cluster state is keyed by name, so the name must be the one this resource id carries.
-  const name = expectedVmName(reported);
-  if (name === undefined || name !== vm.name.toLowerCase())
-    return deny(`reported VM name ${vm.name} does not match its resourceId ${vm.resourceId}`);
+  const reported = reportedVm(vm);
+  if (!reported.ok) return reported;
 
   if (sameResourceId(bound, vm.resourceId)) return { ok: true, value: "vm" };
   const boundResource = parseComputeResourceId(bound);
-  if (boundResource && isInstanceOf(reported, boundResource))
+  if (boundResource && isInstanceOf(reported.value, boundResource))
     return { ok: true, value: "scaleSet" };
   return deny(
     `${principal.display} is bound to ${bound} and may not report for VM ${vm.name} (${vm.resourceId})`,
@@ -74,12 +75,9 @@ function authorizeSharedIdentity(
   vm: { name: string; resourceId: string; vmScaleSetName?: string | undefined },
   scaleSets: readonly string[],
 ): RelayVmAuthorization {
-  const reported = parseComputeResourceId(vm.resourceId);
-  if (!reported || (reported.kind !== "vm" && reported.kind !== "scaleSetInstance"))
-    return deny(`reported resourceId ${vm.resourceId} is not a virtual machine resource id`);
-  const name = expectedVmName(reported);
-  if (name === undefined || name !== vm.name.toLowerCase())
-    return deny(`reported VM name ${vm.name} does not match its resourceId ${vm.resourceId}`);
+  const checked = reportedVm(vm);
+  if (!checked.ok) return checked;
+  const reported = checked.value;
   for (const id of scaleSets) {
     const set = parseComputeResourceId(id);
     if (set?.kind !== "scaleSet") continue;
@@ -94,4 +92,18 @@ function authorizeSharedIdentity(
   return deny(
     `${principal.display} is the shared identity ${principal.identityResourceId}, which QUIESCE_SHARED_RELAY_IDENTITIES allows only for ${scaleSets.join(", ")}, not for VM ${vm.name} (${vm.resourceId})`,
   );
+}
+
+/**
+ * The reported VM's resource id, when it is a VM or a scale-set instance whose name is the one
+ * reported: the cluster state is keyed by name, so the name must be the one the id carries.
+ */
+function reportedVm(vm: { name: string; resourceId: string }): Result<ComputeResource, Denial> {
+  const reported = parseComputeResourceId(vm.resourceId);
+  if (!reported || (reported.kind !== "vm" && reported.kind !== "scaleSetInstance"))
+    return deny(`reported resourceId ${vm.resourceId} is not a virtual machine resource id`);
+  const name = expectedVmName(reported);
+  if (name === undefined || name !== vm.name.toLowerCase())
+    return deny(`reported VM name ${vm.name} does not match its resourceId ${vm.resourceId}`);
+  return { ok: true, value: reported };
 }
