@@ -1,0 +1,304 @@
+import type { AttestationMode } from "@quiesce/protocol/policy";
+import type {
+  AttestationBinding,
+  AttestationProblem,
+  MemberAttestation,
+  UnboundReports,
+} from "./attestationState";
+
+/**
+ * Whether a report comes from the relay bound to its VM (docs/auth.md, "Attestation"), and what
+ * that changes: pure, from the member's stored attestation and what the shell found of the
+ * report (its token's hash, its proof's verification). Under "require" only a bound report is
+ * applied; under "prefer" every report is, and what is not bound is shown and alerted on.
+ */
+
+/** What the shell found of a proof the report carried (functions/src/attestation). */
+export type ProofOutcome =
+  | {
+      kind: "verified";
+      vmId: string;
+      subscriptionId: string;
+      resourceId: string;
+      armCheckedAt: number;
+      nonceIssuedAt: number;
+      /** Hash of the new token the shell will hand out if the binding is made. */
+      tokenHash: string;
+    }
+  /** The relay's fault or an attacker's: a 403 under require, a problem under prefer. */
+  | { kind: "refused"; code: string; detail: string }
+  /** Not the relay's fault (an intermediate or ARM unreachable): a 503 under require. */
+  | { kind: "unavailable"; detail: string };
+
+export interface AttestationInput {
+  mode: AttestationMode;
+  bootId: string;
+  resourceId: string;
+  /** The relay speaks protocol 1.2 (it sent the attestation field). */
+  canAttest: boolean;
+  /** SHA-256 (base64url) of the binding token the report carried. */
+  tokenHash?: string;
+  proof?: ProofOutcome;
+  now: number;
+  /** A binding this old is re-attested (a challenge in a bound report's answer). */
+  periodMs: number;
+}
+
+export interface AttestationDecision {
+  /** The member's attestation after this report: the very same object when unchanged. */
+  attestation: MemberAttestation | undefined;
+  standing: "bound" | "unbound" | "off";
+  /** Apply the report; false only under require. */
+  accept: boolean;
+  refusal?: { status: 403 | 503; code: string; message: string };
+  /** Ask for a proof: a fresh nonce in the answer. */
+  challenge: boolean;
+  /** The proof made a binding: hand its token to the relay. */
+  issueToken: boolean;
+  /** Why the report is not bound, for the relay's log and the answer. */
+  detail?: string;
+}
+
+/** After a refused proof, a relay under "prefer" is not challenged again for this long. */
+export const PROOF_RETRY_MS = 5 * 60_000;
+
+export function decideAttestation(
+  prev: MemberAttestation | undefined,
+  input: AttestationInput,
+): AttestationDecision {
+  if (input.mode === "off")
+    return {
+      attestation: prev,
+      standing: "off",
+      accept: true,
+      challenge: false,
+      issueToken: false,
+    };
+  const proof = input.proof;
+  if (proof?.kind === "verified") return verified(prev, proof, input);
+  if (proof?.kind === "refused") return refused(prev, proof.code, proof.detail, input);
+  if (proof?.kind === "unavailable") {
+    const detail = `attestation cannot be checked now: ${proof.detail}`;
+    const attestation = withUnbound(prev, input, detail);
+    return input.mode === "require"
+      ? {
+          attestation,
+          standing: "unbound",
+          accept: false,
+          refusal: { status: 503, code: "unavailable", message: detail },
+          challenge: false,
+          issueToken: false,
+          detail,
+        }
+      : {
+          attestation,
+          standing: "unbound",
+          accept: true,
+          challenge: false,
+          issueToken: false,
+          detail,
+        };
+  }
+  const binding = prev?.binding ?? null;
+  if (binding && isBound(binding, input)) return bound(prev as MemberAttestation, binding, input);
+  return unbound(prev, binding, input);
+}
+
+const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+function isBound(b: AttestationBinding, input: AttestationInput): boolean {
+  return (
+    input.tokenHash !== undefined &&
+    b.tokenHash === input.tokenHash &&
+    b.bootId === input.bootId &&
+    sameId(b.resourceId, input.resourceId)
+  );
+}
+
+function verified(
+  prev: MemberAttestation | undefined,
+  proof: Extract<ProofOutcome, { kind: "verified" }>,
+  input: AttestationInput,
+): AttestationDecision {
+  const old = prev?.binding;
+  if (old && proof.nonceIssuedAt <= old.nonceIssuedAt)
+    return refused(
+      prev,
+      "replay",
+      "the document's nonce is not newer than the one of the binding already made: a replayed document",
+      input,
+    );
+  const binding: AttestationBinding = {
+    vmId: proof.vmId,
+    subscriptionId: proof.subscriptionId,
+    resourceId: proof.resourceId,
+    bootId: input.bootId,
+    tokenHash: proof.tokenHash,
+    boundAt: input.now,
+    armCheckedAt: proof.armCheckedAt,
+    nonceIssuedAt: proof.nonceIssuedAt,
+  };
+  // A problem of this very process is resolved by its proof; another's stays for operators.
+  const problem = prev?.problem && prev.problem.bootId !== input.bootId ? prev.problem : null;
+  return {
+    attestation: { binding, unbound: null, problem },
+    standing: "bound",
+    accept: true,
+    challenge: false,
+    issueToken: true,
+  };
+}
+
+function refused(
+  prev: MemberAttestation | undefined,
+  code: string,
+  detail: string,
+  input: AttestationInput,
+): AttestationDecision {
+  const message = `attestation refused (${code}): ${detail}`;
+  const withProblem = withProblemOf(withUnbound(prev, input, message), {
+    code,
+    detail,
+    at: input.now,
+    bootId: input.bootId,
+  });
+  if (input.mode === "require")
+    return {
+      attestation: withProblem,
+      standing: "unbound",
+      accept: false,
+      refusal: { status: 403, code, message },
+      challenge: true,
+      issueToken: false,
+      detail: message,
+    };
+  return {
+    attestation: withProblem,
+    standing: "unbound",
+    accept: true,
+    challenge: false,
+    issueToken: false,
+    detail: message,
+  };
+}
+
+function bound(
+  prev: MemberAttestation,
+  binding: AttestationBinding,
+  input: AttestationInput,
+): AttestationDecision {
+  let attestation = prev;
+  const other = prev.unbound;
+  if (other) {
+    // Another relay process spoke for this VM after it was bound, and the bound one still
+    // reports: two relays for one VM (a neighbour sharing the identity), not a restart.
+    const contested = other.bootId !== input.bootId && other.since >= binding.boundAt;
+    attestation = {
+      ...prev,
+      unbound: null,
+      problem: contested
+        ? {
+            code: "contested",
+            detail: `relay process ${other.bootId} reported for this VM without its binding (${other.why}) while the bound relay ${input.bootId} still reports`,
+            at: other.since,
+            bootId: other.bootId,
+          }
+        : prev.problem,
+    };
+  }
+  return {
+    attestation,
+    standing: "bound",
+    accept: true,
+    challenge: input.now - binding.boundAt >= input.periodMs,
+    issueToken: false,
+  };
+}
+
+function unbound(
+  prev: MemberAttestation | undefined,
+  binding: AttestationBinding | null,
+  input: AttestationInput,
+): AttestationDecision {
+  const why = unboundWhy(binding, input);
+  const attestation = withUnbound(prev, input, why);
+  if (!input.canAttest) {
+    const detail = `this relay cannot attest (protocol before 1.2): upgrade it (${why})`;
+    return input.mode === "require"
+      ? {
+          attestation,
+          standing: "unbound",
+          accept: false,
+          refusal: { status: 403, code: "cannotAttest", message: detail },
+          challenge: false,
+          issueToken: false,
+          detail,
+        }
+      : {
+          attestation,
+          standing: "unbound",
+          accept: true,
+          challenge: false,
+          issueToken: false,
+          detail,
+        };
+  }
+  const p = prev?.problem;
+  const recentlyRefused =
+    p !== null && p !== undefined && p.bootId === input.bootId && input.now - p.at < PROOF_RETRY_MS;
+  if (input.mode === "require")
+    return {
+      attestation,
+      standing: "unbound",
+      accept: false,
+      refusal: {
+        status: 403,
+        code: "unbound",
+        message: `the report is not from the relay bound to this VM (${why}): answer the challenge with the IMDS attested document`,
+      },
+      challenge: true,
+      issueToken: false,
+      detail: why,
+    };
+  return {
+    attestation,
+    standing: "unbound",
+    accept: true,
+    challenge: !recentlyRefused,
+    issueToken: false,
+    detail: why,
+  };
+}
+
+function unboundWhy(b: AttestationBinding | null, input: AttestationInput): string {
+  if (!b) return "not attested yet";
+  if (!sameId(b.resourceId, input.resourceId))
+    return `bound to ${b.resourceId}, reported as ${input.resourceId}`;
+  if (b.bootId !== input.bootId) return `bound to relay process ${b.bootId}, not this one`;
+  return input.tokenHash === undefined ? "no binding token" : "the binding token does not match";
+}
+
+/** Records reports without the binding from this process; kept as it was when already so. */
+function withUnbound(
+  prev: MemberAttestation | undefined,
+  input: AttestationInput,
+  why: string,
+): MemberAttestation {
+  const base = prev ?? { binding: null, unbound: null, problem: null };
+  const u = base.unbound;
+  if (u && u.bootId === input.bootId && u.canAttest === input.canAttest) return base;
+  const unbound: UnboundReports = {
+    bootId: input.bootId,
+    since: input.now,
+    why: why.slice(0, 512),
+    canAttest: input.canAttest,
+  };
+  return { ...base, unbound };
+}
+
+/** Records a problem, unless the same one (code, process) is already recorded: one alert each. */
+function withProblemOf(a: MemberAttestation, problem: AttestationProblem): MemberAttestation {
+  const p = a.problem;
+  if (p && p.code === problem.code && p.bootId === problem.bootId) return a;
+  return { ...a, problem: { ...problem, detail: problem.detail.slice(0, 512) } };
+}
