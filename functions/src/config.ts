@@ -80,6 +80,11 @@ const common = {
   QUIESCE_WEBHOOK_URL: webhookUrl.optional(),
   /** Secret (Key Vault reference in Azure): HMAC-SHA256 key of the generic webhook's signature. */
   QUIESCE_WEBHOOK_SECRET: z.string().min(32).optional(),
+  /**
+   * Not a secret: the status page's address (e.g. https://<app>.azurewebsites.net/api/ui), so Teams
+   * and Slack messages link to it; absent, they carry no link.
+   */
+  QUIESCE_STATUS_PAGE_URL: HttpsOrLoopbackUrl.optional(),
   /** A notification still undelivered this long after it was queued is dropped and counted. */
   QUIESCE_NOTIFY_DEADLINE_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
   /**

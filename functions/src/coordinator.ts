@@ -68,6 +68,9 @@ export async function createCoordinator(
         ...(settings.QUIESCE_WEBHOOK_SECRET
           ? { webhookSecret: settings.QUIESCE_WEBHOOK_SECRET }
           : {}),
+        ...(settings.QUIESCE_STATUS_PAGE_URL
+          ? { links: { statusPage: settings.QUIESCE_STATUS_PAGE_URL } }
+          : {}),
       },
       dispatcher,
     ),

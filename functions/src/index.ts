@@ -18,7 +18,12 @@ export {
   verifySignature,
   type WebhookReceiver,
 } from "./local/webhookReceiver";
-export type { Notification } from "./notify/due";
+export {
+  coverageNotifications,
+  eventNotifications,
+  imdsNotification,
+  type Notification,
+} from "./notify/due";
 export { Sinks } from "./notify/sinks";
 export { loadReport, processReport, type ReportOutcome } from "./pipeline/report";
 export { createSweep, type SweepSummary } from "./pipeline/sweep";

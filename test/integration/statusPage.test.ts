@@ -1,10 +1,20 @@
 import { type LocalCoordinator, startLocalCoordinator } from "@quiesce/functions";
 import { useAzurite } from "@quiesce/testkit/azurite";
-import { buildStatusPage } from "@quiesce/testkit/browser";
+import { buildStatusPage, ensureChromium } from "@quiesce/testkit/browser";
 import { freezeEvent, makeReport, uniquePrefix } from "@quiesce/testkit/harness";
+import {
+  HOSTILE_MARKUP,
+  HOSTILE_TEXT,
+  HOSTILE_VM,
+  hostileEventId,
+} from "@quiesce/testkit/notifications";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-/** The status page's server side over real sockets: static files, sign-in support, conditional GETs. */
+/**
+ * The status page's server side over real sockets: static files, sign-in support, conditional
+ * GETs; and, in Debian's Chromium, outside text shown as text.
+ */
 
 const azurite = useAzurite();
 let local: LocalCoordinator;
@@ -115,5 +125,64 @@ describe("conditional GETs of the status API", () => {
     const changed = await get("/api/status", local.operatorKey, { "if-none-match": etag });
     expect(changed.status).toBe(200);
     expect(changed.headers.get("etag")).not.toBe(etag);
+  });
+});
+
+const browser = ensureChromium();
+if (!browser.ok) console.warn(`status page browser test skipped: ${browser.reason}`);
+
+describe.skipIf(!browser.ok)("text from relays, hooks and Azure on the page (Chromium)", () => {
+  it("shows a hostile event id, VM name, description and hook output literally, with no element or link made from them", async () => {
+    const id = hostileEventId("P");
+    const ev = freezeEvent([HOSTILE_VM, "web-2"], { EventId: id, Description: HOSTILE_TEXT });
+    const at = new Date().toISOString();
+    const failed = { status: "failed" as const, attempt: 1, startedAt: at, detail: HOSTILE_TEXT };
+    for (const r of [
+      makeReport(HOSTILE_VM, { cluster: "hostile", events: [ev] }),
+      {
+        ...makeReport(HOSTILE_VM, { cluster: "hostile", events: [ev], seq: 2 }),
+        hooks: [{ eventId: id, drain: failed }],
+      },
+    ])
+      expect((await post("/api/relay/report", local.relayKey, r)).status).toBe(200);
+
+    const b = await chromium.launch({
+      executablePath: browser.ok ? browser.path : "",
+      args: process.getuid?.() === 0 ? ["--no-sandbox"] : [],
+    });
+    try {
+      const page = await b.newPage();
+      await page.goto(`${local.url}/`);
+      await page.getByLabel("Key").fill(local.operatorKey);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      const card = page
+        .locator("article.event")
+        .filter({ has: page.locator('a[href^="#/events/hostile/"]') });
+      await card.getByText("drain hook failed", { exact: false }).first().waitFor();
+      // What the page made of it, read in the page: its text, and the elements and links it built.
+      const seen = () =>
+        page.evaluate(`({
+          text: document.querySelector("main").textContent,
+          tags: [...new Set([...document.querySelectorAll("main *")].map((e) => e.localName))],
+          links: [...document.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+        })`) as Promise<{ text: string; tags: string[]; links: string[] }>;
+      const overview = await seen();
+      expect(overview.text).toContain(`Freeze ${id.slice(0, 8)}`); // the card's short id
+      expect(overview.text).toContain(HOSTILE_VM);
+      for (const piece of HOSTILE_MARKUP) expect(overview.text).toContain(piece); // hook output
+      expect(overview.tags).not.toEqual(expect.arrayContaining(["b"]));
+      expect(overview.links.every((h) => h?.startsWith("#/"))).toBe(true);
+
+      await card.getByRole("link").first().click();
+      await page.locator(".event-page").waitFor();
+      expect(decodeURIComponent(new URL(page.url()).hash)).toBe(`#/events/hostile/${id}`);
+      expect(await page.locator(".event-page p.meta").first().textContent()).toBe(HOSTILE_TEXT);
+      const detail = await seen();
+      expect(detail.text).toContain(id);
+      expect(detail.tags).not.toEqual(expect.arrayContaining(["b"]));
+      expect(detail.links.every((h) => h?.startsWith("#/"))).toBe(true);
+    } finally {
+      await b.close();
+    }
   });
 });

@@ -40,6 +40,7 @@ function eventFacts(e: EventRecord): Notification["facts"] {
     { name: "Resources", value: list(e.resources) },
     { name: "NotBefore", value: iso(e.notBefore) },
     { name: "Phase", value: e.phase },
+    ...(e.description ? [{ name: "Description", value: e.description }] : []),
   ];
 }
 

@@ -4,6 +4,7 @@ import { Agent, type Dispatcher, request } from "undici";
 import type { Notification } from "./due";
 import {
   DELIVERY_HEADER,
+  type MessageLinks,
   SIGNATURE_HEADER,
   sign,
   slackPayload,
@@ -18,6 +19,8 @@ export interface SinkSecrets {
   slackUrl?: string;
   webhookUrl?: string;
   webhookSecret?: string;
+  /** Not a secret: where Quiesce's own links in Teams and Slack messages point. */
+  links?: MessageLinks;
 }
 
 /** Why a send failed; `retry` false: the sink refused the message itself (4xx), trying again cannot help. */
@@ -77,11 +80,11 @@ export class Sinks {
     switch (sink) {
       case "teams":
         url = this.secrets.teamsUrl;
-        body = JSON.stringify(teamsPayload(n));
+        body = JSON.stringify(teamsPayload(n, this.secrets.links));
         break;
       case "slack":
         url = this.secrets.slackUrl;
-        body = JSON.stringify(slackPayload(n));
+        body = JSON.stringify(slackPayload(n, this.secrets.links));
         break;
       case "webhook": {
         url = this.secrets.webhookUrl;
