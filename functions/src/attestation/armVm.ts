@@ -42,7 +42,10 @@ export function armVmReader(arm: ArmClient): ReadVm {
     if (!vmId || !name)
       return {
         ok: false,
-        error: { kind: "unavailable", detail: `ARM's answer for ${resourceId} has no vmId or name` },
+        error: {
+          kind: "unavailable",
+          detail: `ARM's answer for ${resourceId} has no vmId or name`,
+        },
       };
     return { ok: true, value: { vmId, name } };
   };

@@ -1,4 +1,3 @@
-import { X509Certificate } from "node:crypto";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { Dispatcher } from "undici";
 import type { ArmClient } from "../arm";
@@ -9,12 +8,39 @@ import { armVmReader } from "./armVm";
 import { Attestor } from "./attestor";
 import { nonceKey, tableAiaCache } from "./keyStore";
 import { createNonces, type Nonces } from "./nonce";
-import { BUNDLED_INTERMEDIATES, DEFAULT_TRUST_ROOTS, parsePemBundle } from "./trust";
+import {
+  BUNDLED_INTERMEDIATES,
+  certificatesOf,
+  DEFAULT_TRUST_ROOTS,
+  parsePemBundle,
+} from "./trust";
 import { verifyAttestedDocument } from "./verify";
 import { sanDomainsForArmEndpoint } from "./verify/san";
 
+/**
+ * Azure IMDS attested documents (docs/auth.md, "Attestation"): verification (./verify), where
+ * intermediates come from (AIA, bundled, cached: ./aia, ./keyStore) and what is trusted by
+ * default (./trust); the attestor that checks a report's proof (./attestor) and is built here.
+ */
+export {
+  type AiaCache,
+  type AiaSourceOptions,
+  caIssuerUrls,
+  createAiaSource,
+  memoryAiaCache,
+} from "./aia";
+export type { FetchDer } from "./aiaFetch";
 export { Attestor, type ProofCheck } from "./attestor";
 export { hashBindingToken } from "./token";
+export {
+  BUNDLED_INTERMEDIATES,
+  certificatesOf,
+  DEFAULT_AIA_HOSTS,
+  DEFAULT_TRUST_ROOTS,
+  type PinnedCertificate,
+  parsePemBundle,
+} from "./trust";
+export * from "./verify";
 
 /** Doc clocks and ours differ a little; a document "created" this far ahead is refused as future. */
 const FUTURE_SKEW_MS = 5 * 60_000;
@@ -35,9 +61,6 @@ const list = (text: string) =>
     .map((s) => s.trim().toLowerCase())
     .filter((s) => s !== "");
 
-const pems = (entries: readonly { pem: string }[]) =>
-  entries.map((e) => new X509Certificate(e.pem));
-
 /**
  * The attestor, from the settings: the trust store and intermediates (configuration, not code:
  * docs/auth.md says how to change them when Azure rotates its CAs again), the AIA allow-list and
@@ -49,11 +72,11 @@ export function createAttestor(
 ): Attestor {
   const trustRoots = settings.QUIESCE_ATTESTATION_TRUST_ROOTS
     ? parsePemBundle(settings.QUIESCE_ATTESTATION_TRUST_ROOTS)
-    : pems(DEFAULT_TRUST_ROOTS);
+    : certificatesOf(DEFAULT_TRUST_ROOTS);
   const configured = settings.QUIESCE_ATTESTATION_INTERMEDIATES;
   const bundled =
     configured === undefined
-      ? pems(BUNDLED_INTERMEDIATES)
+      ? certificatesOf(BUNDLED_INTERMEDIATES)
       : configured.trim().toLowerCase() === "none"
         ? []
         : parsePemBundle(configured);
@@ -65,7 +88,7 @@ export function createAttestor(
     bundled,
     cache: tableAiaCache(io.table),
     dispatcher: io.dispatcher,
-    log: (msg, fields) => console.warn(msg, fields),
+    log: (msg: string, fields: object) => console.warn(msg, fields),
   });
   const sanDomains = settings.QUIESCE_ATTESTATION_SAN_DOMAINS
     ? list(settings.QUIESCE_ATTESTATION_SAN_DOMAINS)
