@@ -22,6 +22,7 @@ export type ProofOutcome =
       resourceId: string;
       armCheckedAt: number;
       nonceIssuedAt: number;
+      nonce: string;
       /** Hash of the new token the shell will hand out if the binding is made. */
       tokenHash: string;
     }
@@ -121,11 +122,12 @@ function verified(
   input: AttestationInput,
 ): AttestationDecision {
   const old = prev?.binding;
-  if (old && proof.nonceIssuedAt <= old.nonceIssuedAt)
+  // Nonces carry their issue time to the second: an older one, or the very same, was used.
+  if (old && (proof.nonceIssuedAt < old.nonceIssuedAt || proof.nonce === old.nonce))
     return refused(
       prev,
       "replay",
-      "the document's nonce is not newer than the one of the binding already made: a replayed document",
+      "the document's nonce was used by the binding already made, or is older than its: a replayed document",
       input,
     );
   const binding: AttestationBinding = {
@@ -137,6 +139,7 @@ function verified(
     boundAt: input.now,
     armCheckedAt: proof.armCheckedAt,
     nonceIssuedAt: proof.nonceIssuedAt,
+    nonce: proof.nonce,
   };
   // A problem of this very process is resolved by its proof; another's stays for operators.
   const problem = prev?.problem && prev.problem.bootId !== input.bootId ? prev.problem : null;

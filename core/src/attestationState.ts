@@ -20,8 +20,10 @@ export const AttestationBinding = z.object({
   boundAt: EpochMs,
   /** When ARM last confirmed vmId ↔ resourceId (a re-attestation within the period skips the read). */
   armCheckedAt: EpochMs,
-  /** When the nonce of the accepted proof was issued: an older or equal one is a replay. */
+  /** When the nonce of the accepted proof was issued: an older one is a replay. */
   nonceIssuedAt: EpochMs,
+  /** The accepted proof's nonce: the same one again is a replay. */
+  nonce: z.string(),
 });
 export type AttestationBinding = z.infer<typeof AttestationBinding>;
 

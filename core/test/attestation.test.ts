@@ -29,6 +29,7 @@ const verifiedProof = (
   resourceId: RID,
   armCheckedAt: 10 * HOUR,
   nonceIssuedAt: 10 * HOUR - 1000,
+  nonce: "nonce-1",
   tokenHash: "hash-a",
   ...p,
 });
@@ -102,7 +103,7 @@ describe("attestation decisions", () => {
       restarted.attestation,
       input({
         bootId: "boot-c",
-        proof: verifiedProof({ tokenHash: "hash-c", nonceIssuedAt: 10 * HOUR }),
+        proof: verifiedProof({ tokenHash: "hash-c", nonce: "nonce-2" }),
         now: 10 * HOUR + 1000,
       }),
     );
@@ -110,17 +111,24 @@ describe("attestation decisions", () => {
     expect(proved.attestation?.binding).toMatchObject({ bootId: "boot-c", tokenHash: "hash-c" });
   });
 
-  it("refuses a proof whose nonce is not newer than the binding's as a replay", () => {
+  it("refuses the binding's own nonce again, or an older one, as a replay", () => {
     const prev = boundMember();
     const d = decideAttestation(
       prev,
       input({
         mode: "require",
         bootId: "boot-b",
-        proof: verifiedProof({ nonceIssuedAt: 9 * HOUR - 1000 }),
+        proof: verifiedProof({ nonceIssuedAt: 9 * HOUR - 1000, nonce: "nonce-0" }),
       }),
     );
     expect(d.refusal).toMatchObject({ status: 403, code: "replay" });
+    const same = decideAttestation(prev, input({ mode: "require", proof: verifiedProof() }));
+    expect(same.refusal).toMatchObject({ status: 403, code: "replay" });
+    const sameSecond = decideAttestation(
+      prev,
+      input({ mode: "require", bootId: "boot-c", proof: verifiedProof({ nonce: "nonce-2" }) }),
+    );
+    expect(sameSecond.standing).toBe("bound");
   });
 
   it("records a refused proof once per relay process and code, and stops challenging it for a while under prefer", () => {

@@ -123,6 +123,7 @@ export class Attestor {
         resourceId: report.vm.resourceId,
         armCheckedAt,
         nonceIssuedAt: issuedAt,
+        nonce: doc.nonce,
         tokenHash: hashBindingToken(token),
       },
       token,

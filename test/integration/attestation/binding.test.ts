@@ -20,8 +20,10 @@ const fabric = useAttestationFabric();
 const vmReads = (vm: string) =>
   fabric.sim.arm
     .requests()
-    .filter((r) => r.method === "GET" && r.path.toLowerCase().endsWith(`/virtualmachines/${vm.split("_")[1]}`))
-    .length;
+    .filter(
+      (r) =>
+        r.method === "GET" && r.path.toLowerCase().endsWith(`/virtualmachines/${vm.split("_")[1]}`),
+    ).length;
 
 /**
  * Issue 19: every report bound to its VM by the IMDS attested document, through the real
@@ -77,7 +79,9 @@ describe("attestation: binding a relay to its VM", () => {
     // B answers A's challenge with the only document it can get: its own VM's.
     const own = await postReport(
       c,
-      report(claimed, "boot-b", { proof: { nonce, document: await documentOf(fabric.sim, B, nonce) } }),
+      report(claimed, "boot-b", {
+        proof: { nonce, document: await documentOf(fabric.sim, B, nonce) },
+      }),
     );
     expect(own.status).toBe(403);
     expect(own.body.error).toMatch(/attestation refused \(vmId\)/);
@@ -122,7 +126,7 @@ describe("attestation: binding a relay to its VM", () => {
 
   it("tells a relay too old to attest to upgrade: refused under require, accepted unbound under prefer", async () => {
     const id = await identityOf(fabric.sim, A);
-    const old = report(id, "boot-old", undefined);
+    const old = report(id, "boot-old", null);
     const strict = await attestingCoordinator(azurite().connectionString, fabric.sim, "require");
     const refused = await postReport(strict, old);
     expect(refused.status).toBe(403);

@@ -1,5 +1,9 @@
-import { ManualClock as FabricClock, type FabricSimulator, startFabricSimulator } from "@quiesce/fabric-simulator";
-import { getInstanceMetadata } from "@quiesce/fabric-simulator";
+import {
+  ManualClock as FabricClock,
+  type FabricSimulator,
+  getInstanceMetadata,
+  startFabricSimulator,
+} from "@quiesce/fabric-simulator";
 import { type VmIdentity, vmIdentityFromInstanceMetadata } from "@quiesce/protocol/imds";
 import {
   type AttestedDocument,
@@ -7,7 +11,12 @@ import {
   type RelayReport,
   type ReportAttestation,
 } from "@quiesce/protocol/relay";
-import { ManualClock, postReport, type TestCoordinator, testCoordinator } from "@quiesce/testkit/harness";
+import {
+  ManualClock,
+  postReport,
+  type TestCoordinator,
+  testCoordinator,
+} from "@quiesce/testkit/harness";
 import { afterAll, beforeAll } from "vitest";
 
 /**
@@ -56,9 +65,10 @@ export async function attestingCoordinator(
   sim: FabricSimulator,
   mode: "prefer" | "require",
   extra: Record<string, string> = {},
+  clock = new ManualClock(sim.now().simMs),
 ): Promise<TestCoordinator> {
   return testCoordinator(connectionString, {
-    clock: new ManualClock(sim.now().simMs),
+    clock,
     settings: await attestationSettings(sim, mode, extra),
   });
 }
@@ -69,13 +79,14 @@ export async function identityOf(sim: FabricSimulator, vm: string): Promise<VmId
   return vmIdentityFromInstanceMetadata(md.body);
 }
 
+/** `attestation: null`: a relay before protocol 1.2, which sends no such field. */
 export function report(
   vm: VmIdentity,
   bootId: string,
-  attestation: ReportAttestation | undefined = {},
+  attestation: ReportAttestation | null = {},
 ): RelayReport {
   return {
-    protocol: PROTOCOL_VERSION,
+    protocol: attestation ? PROTOCOL_VERSION : "1.1",
     cluster: CLUSTER,
     vm,
     relay: { version: "1.2.0", bootId },
@@ -87,8 +98,11 @@ export function report(
 }
 
 /** What IMDS on `vm` signs for this nonce (a relay's own document). */
-export const documentOf = (sim: FabricSimulator, vm: string, nonce: string): Promise<AttestedDocument> =>
-  sim.attestation.document(vm, nonce);
+export const documentOf = (
+  sim: FabricSimulator,
+  vm: string,
+  nonce: string,
+): Promise<AttestedDocument> => sim.attestation.document(vm, nonce);
 
 /**
  * A relay's whole exchange under require: its first report is refused with a challenge, it
