@@ -88,7 +88,9 @@ export function createAttestor(
     bundled,
     cache: tableAiaCache(io.table),
     dispatcher: io.dispatcher,
-    log: (msg: string, fields: object) => console.warn(msg, fields),
+    // Fetches are news once per URL and instance; failures are what an operator looks for.
+    log: (msg: string, fields: object) =>
+      (/fail/.test(msg) ? console.warn : console.info)(msg, fields),
   });
   const sanDomains = settings.QUIESCE_ATTESTATION_SAN_DOMAINS
     ? list(settings.QUIESCE_ATTESTATION_SAN_DOMAINS)
