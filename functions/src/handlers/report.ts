@@ -33,15 +33,18 @@ export function reportHandler(deps: HandlerDeps): Handler {
       return problem(400, `invalid report: ${keyProblems.join("; ")}`);
     }
 
+    const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
+    const mode = attestationMode(deps.settings, policy);
     const allowed = authorizeRelayForVm(
       principal,
       report.vm,
       deps.settings.QUIESCE_SHARED_RELAY_IDENTITIES,
     );
-    if (!allowed.ok) return problem(allowed.error.status, allowed.error.reason);
+    // A relay identity that names no VM is bound by attestation where it is required: every
+    // report must then come from the relay process that proved it runs on the reported VM.
+    const attestedInstead = !allowed.ok && allowed.error.unbindable && mode === "require";
+    if (!allowed.ok && !attestedInstead) return problem(allowed.error.status, allowed.error.reason);
 
-    const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
-    const mode = attestationMode(deps.settings, policy);
     const step =
       mode === "off" || !deps.attestor
         ? undefined

@@ -1,9 +1,11 @@
 import { createCoordinator, loadCoordinatorSettings } from "@quiesce/functions";
 import { useAzurite } from "@quiesce/testkit/azurite";
-import { call, postReport, request } from "@quiesce/testkit/harness";
+import { startLocalEntra } from "@quiesce/testkit/entra";
+import { call, ManualClock, postReport, request, testCoordinator } from "@quiesce/testkit/harness";
 import { describe, expect, it } from "vitest";
 import {
   A,
+  attestationSettings,
   attestingCoordinator,
   B,
   bind,
@@ -136,6 +138,47 @@ describe("attestation: binding a relay to its VM", () => {
     expect(taken.status).toBe(200);
     expect(taken.body.attestation).toMatchObject({ standing: "unbound" });
     expect(taken.body.attestation.challenge).toBeUndefined();
+  });
+
+  it("under require, takes a user-assigned identity that names no VM (an AKS kubelet identity) once its relay proves which VM it runs on", async () => {
+    const entra = await startLocalEntra();
+    try {
+      const uai =
+        "/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/MC_rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/pool-kubelet";
+      const token = await entra.mint({ roles: ["Quiesce.Relay"], xms_mirid: uai });
+      const id = await identityOf(fabric.sim, A);
+      const post = (c: Awaited<ReturnType<typeof testCoordinator>>, body: unknown) =>
+        postReport(c, body, token);
+      // Under prefer such an identity cannot be bound: refused as before, naming the ways out.
+      const lenient = await testCoordinator(azurite().connectionString, {
+        clock: new ManualClock(fabric.sim.now().simMs),
+        settings: { ...entra.settings, ...(await attestationSettings(fabric.sim, "prefer")) },
+      });
+      const refused = await post(lenient, report(id, "boot-k"));
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatch(/cannot be bound to a VM.*require attestation/);
+
+      const strict = await testCoordinator(azurite().connectionString, {
+        clock: new ManualClock(fabric.sim.now().simMs),
+        settings: { ...entra.settings, ...(await attestationSettings(fabric.sim, "require")) },
+      });
+      const first = await post(strict, report(id, "boot-k"));
+      expect(first.status).toBe(403);
+      const nonce = first.body.attestation.challenge.nonce as string;
+      const proved = await post(
+        strict,
+        report(id, "boot-k", {
+          proof: { nonce, document: await documentOf(fabric.sim, A, nonce) },
+        }),
+      );
+      expect(proved.status).toBe(200);
+      expect(proved.body.attestation.standing).toBe("bound");
+      // Its token speaks for that VM only: another VM's report is not bound, so refused.
+      const other = await post(strict, report(await identityOf(fabric.sim, B), "boot-k"));
+      expect(other.status).toBe(403);
+    } finally {
+      await entra.stop();
+    }
   });
 
   it("refuses a setting of require without the control plane, which the vmId → VM read needs", () => {
