@@ -75,26 +75,18 @@ export function decideAttestation(
   if (proof?.kind === "verified") return verified(prev, proof, input);
   if (proof?.kind === "refused") return refused(prev, proof.code, proof.detail, input);
   if (proof?.kind === "unavailable") {
+    // Not the relay's fault: no challenge, its nonce stays good for the retry.
     const detail = `attestation cannot be checked now: ${proof.detail}`;
-    const attestation = withUnbound(prev, input, detail);
-    return input.mode === "require"
-      ? {
-          attestation,
-          standing: "unbound",
-          accept: false,
-          refusal: { status: 503, code: "unavailable", message: detail },
-          challenge: false,
-          issueToken: false,
-          detail,
-        }
-      : {
-          attestation,
-          standing: "unbound",
-          accept: true,
-          challenge: false,
-          issueToken: false,
-          detail,
-        };
+    return notBound(
+      withUnbound(prev, input, detail),
+      input,
+      detail,
+      { status: 503, code: "unavailable" },
+      {
+        require: false,
+        prefer: false,
+      },
+    );
   }
   const binding = prev?.binding ?? null;
   if (binding && isBound(binding, input)) return bound(prev as MemberAttestation, binding, input);
@@ -161,24 +153,14 @@ function refused(
     at: input.now,
     bootId: input.bootId,
   });
-  if (input.mode === "require")
-    return {
-      attestation: withProblem,
-      standing: "unbound",
-      accept: false,
-      refusal: { status: 403, code, message },
-      challenge: true,
-      issueToken: false,
-      detail: message,
-    };
-  return {
-    attestation: withProblem,
-    standing: "unbound",
-    accept: true,
-    challenge: false,
-    issueToken: false,
-    detail: message,
-  };
+  // Under require a new challenge (the relay may try again); under prefer it waits PROOF_RETRY_MS.
+  return notBound(
+    withProblem,
+    input,
+    message,
+    { status: 403, code },
+    { require: true, prefer: false },
+  );
 }
 
 function bound(
@@ -223,48 +205,51 @@ function unbound(
   const attestation = withUnbound(prev, input, why);
   if (!input.canAttest) {
     const detail = `this relay cannot attest (protocol before 1.2): upgrade it (${why})`;
-    return input.mode === "require"
-      ? {
-          attestation,
-          standing: "unbound",
-          accept: false,
-          refusal: { status: 403, code: "cannotAttest", message: detail },
-          challenge: false,
-          issueToken: false,
-          detail,
-        }
-      : {
-          attestation,
-          standing: "unbound",
-          accept: true,
-          challenge: false,
-          issueToken: false,
-          detail,
-        };
+    return notBound(
+      attestation,
+      input,
+      detail,
+      { status: 403, code: "cannotAttest" },
+      {
+        require: false,
+        prefer: false,
+      },
+    );
   }
   const p = prev?.problem;
   const recentlyRefused =
     p !== null && p !== undefined && p.bootId === input.bootId && input.now - p.at < PROOF_RETRY_MS;
-  if (input.mode === "require")
-    return {
-      attestation,
-      standing: "unbound",
-      accept: false,
-      refusal: {
-        status: 403,
-        code: "unbound",
-        message: `the report is not from the relay bound to this VM (${why}): answer the challenge with the IMDS attested document`,
-      },
-      challenge: true,
-      issueToken: false,
-      detail: why,
-    };
-  return {
+  return notBound(
     attestation,
-    standing: "unbound",
-    accept: true,
-    challenge: !recentlyRefused,
-    issueToken: false,
-    detail: why,
+    input,
+    why,
+    {
+      status: 403,
+      code: "unbound",
+      message: `the report is not from the relay bound to this VM (${why}): answer the challenge with the IMDS attested document`,
+    },
+    { require: true, prefer: !recentlyRefused },
+  );
+}
+
+/**
+ * A report not from the relay bound to its VM: refused under require (with `refusal`, its
+ * message the detail unless given), taken unbound under prefer; challenged as `challenge` says.
+ */
+function notBound(
+  attestation: MemberAttestation,
+  input: AttestationInput,
+  detail: string,
+  refusal: { status: 403 | 503; code: string; message?: string },
+  challenge: { require: boolean; prefer: boolean },
+): AttestationDecision {
+  const base = { attestation, standing: "unbound" as const, issueToken: false, detail };
+  if (input.mode !== "require") return { ...base, accept: true, challenge: challenge.prefer };
+  const { status, code, message = detail } = refusal;
+  return {
+    ...base,
+    accept: false,
+    refusal: { status, code, message },
+    challenge: challenge.require,
   };
 }

@@ -96,7 +96,8 @@ export class Telemetry {
       description: "Notification deliveries: delivered, retried, dropped",
     });
     this.attestationReports = meter.createCounter(METRICS.attestation, {
-      description: "Reports by attestation standing: bound, unbound (accepted under prefer), refused",
+      description:
+        "Reports by attestation standing: bound, unbound (accepted under prefer), refused",
     });
     this.attestationProofs = meter.createCounter(METRICS.attestationProofs, {
       description:
