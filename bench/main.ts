@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { type AttestationResult, measureAttestation } from "./attestation";
 import { type ControlPlaneResult, measureControlPlane } from "./controlPlane";
 import { type ConvergenceResult, measureConvergence } from "./convergence";
 import { type CostResult, measureCost, renderCost } from "./cost";
@@ -35,6 +36,8 @@ export interface BenchResults {
   scale?: ScaleResult;
   /** (j) approval through Azure Resource Manager once the control plane's fallback is due. */
   controlPlane?: ControlPlaneResult;
+  /** (k) what a report costs with attestation: bound, the challenge, the first proof, a re-attestation. */
+  attestation?: AttestationResult;
   relayIdle: unknown;
   /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
   statusScale: StatusScaleResult | null;
@@ -89,6 +92,15 @@ async function main() {
     );
   };
 
+  const measureAndLogAttestation = async () => {
+    log("(k) attestation: the cost of a report, bound and binding...");
+    const r = await measureAttestation();
+    log(
+      `(k) heartbeat off ${r.off.cpuMsPerReport} ms CPU, bound ${r.bound.cpuMsPerReport} ms; first proof ${r.firstProof.ms.median} ms`,
+    );
+    return r;
+  };
+
   // `--only <figure>`: measure that figure alone and put it into the last full results.
   const alone = {
     events: async () => ({ events: await measureEvents(Number(process.env.BENCH_EVENTS ?? 10)) }),
@@ -97,6 +109,7 @@ async function main() {
     partitions: async () => ({ partitions: await measureAndLogPartitions() }),
     scale: async () => ({ scale: await measureAndLogScale() }),
     "control-plane": async () => ({ controlPlane: await measureAndLogControlPlane() }),
+    attestation: async () => ({ attestation: await measureAndLogAttestation() }),
   } as const;
   const latestFile = join(out, "latest.json");
   const only = process.argv.includes("--only")
@@ -125,6 +138,7 @@ async function main() {
   const partitions = await measureAndLogPartitions();
   const scale = await measureAndLogScale();
   const controlPlane = await measureAndLogControlPlane();
+  const attestation = await measureAndLogAttestation();
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = readResults(idleFile, z.unknown());
@@ -147,6 +161,7 @@ async function main() {
     partitions,
     scale,
     controlPlane,
+    attestation,
     relayIdle,
     statusScale,
   };

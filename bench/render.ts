@@ -1,3 +1,4 @@
+import { renderAttestation } from "./attestationRender";
 import { renderControlPlane } from "./controlPlaneRender";
 import { renderCost } from "./cost";
 import type { BenchResults } from "./main";
@@ -159,6 +160,7 @@ export function renderMarkdown(r: BenchResults): string {
     );
   }
   if (r.controlPlane) lines.push(...renderControlPlane(r.controlPlane));
+  if (r.attestation) lines.push(...renderAttestation(r.attestation));
   if (r.cost)
     lines.push("## (g) Cost per VM-month, from measured reports", "", ...renderCost(r.cost), "");
   const idle = r.relayIdle as RelayIdle | null;

@@ -22,6 +22,7 @@ export const LatestResults = z.object({
   partitions: section<NonNullable<BenchResults["partitions"]>>().optional(),
   scale: section<NonNullable<BenchResults["scale"]>>().optional(),
   controlPlane: section<NonNullable<BenchResults["controlPlane"]>>().optional(),
+  attestation: section<NonNullable<BenchResults["attestation"]>>().optional(),
   relayIdle: z.unknown(),
   statusScale: section<NonNullable<BenchResults["statusScale"]>>().nullable(),
 });

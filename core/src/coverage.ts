@@ -38,6 +38,36 @@ export interface Coverage {
   uncovered: GroupCoverage[];
   /** VMs an active event names that never registered, per event. */
   unregistered: Array<{ eventId: string; eventKey: string; vms: string[]; since: number }>;
+  /** Members whose attestation an operator should look at (attestation.ts), one episode each. */
+  unattested: UnattestedMember[];
+}
+
+export interface UnattestedMember {
+  vm: string;
+  /** A refusal's code, "contested", or "unbound" (reports without the binding for too long). */
+  code: string;
+  detail: string;
+  /** Fixes the episode: the problem's time, or since when the reports are unbound. */
+  since: number;
+}
+
+/**
+ * Reports without the binding this long are alerted on: a restarted relay proves itself within
+ * one report round, so what lasts is a relay that cannot or will not (docs/auth.md).
+ */
+export const UNBOUND_ALERT_AFTER_MS = 5 * 60_000;
+
+function unattested(m: Member, now: number): UnattestedMember[] {
+  const a = m.attestation;
+  if (!a) return [];
+  const out: UnattestedMember[] = [];
+  if (a.problem)
+    out.push({ vm: m.vmName, code: a.problem.code, detail: a.problem.detail, since: a.problem.at });
+  const u = a.unbound;
+  // A relay too old to attest is worth an alert only where the VM had been bound (a downgrade).
+  if (u && now - u.since >= UNBOUND_ALERT_AFTER_MS && (u.canAttest || a.binding))
+    out.push({ vm: m.vmName, code: "unbound", detail: u.why, since: u.since });
+  return out;
 }
 
 /** Unlike the status API's one group per member, a member counts in each group it belongs to. */
@@ -80,6 +110,7 @@ export function coverage(state: ClusterState, now: number, policy: Policy): Cove
   );
   return {
     cluster: state.cluster,
+    unattested: members.flatMap((m) => unattested(m, now)),
     members: members.length,
     live,
     silent: silent.sort((a, b) => a.vm.localeCompare(b.vm)),

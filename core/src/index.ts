@@ -6,6 +6,8 @@ export {
   IN_FLIGHT,
   matchingAutoApproveRule,
 } from "./approval";
+export * from "./attestation";
+export * from "./attestationState";
 export { HANDOFF_REPORT_SECONDS } from "./cadence";
 export { needsClusterEvents } from "./clusterEvents";
 export * from "./controlPlane";

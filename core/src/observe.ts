@@ -1,6 +1,7 @@
 import { eventKey, namesVm, notBeforeMs, type ScheduledEvent } from "@quiesce/protocol/imds";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { RelayReport } from "@quiesce/protocol/relay";
+import type { MemberAttestation } from "./attestationState";
 import { newerHookRun, sameHookRun } from "./hooks";
 import { livenessGranularityMs } from "./liveness";
 import { applyResourceView, guardOf } from "./resources";
@@ -12,13 +13,17 @@ import type { EventRecord, Member, Readiness, Transition } from "./state";
  * writes only what did (state.ts).
  */
 
-/** The reporter's member row; lastSeenAt is refreshed only once per liveness granularity. */
+/**
+ * The reporter's member row; lastSeenAt is refreshed only once per liveness granularity.
+ * `attestation` is what attestation.ts decided for this report (the stored one, unchanged).
+ */
 export function nextMember(
   prev: Member | undefined,
   report: RelayReport,
   docEvents: Map<string, ScheduledEvent>,
   now: number,
   policy: Policy,
+  attestation: MemberAttestation | undefined = prev?.attestation,
 ): Member {
   const doc = report.document;
   const eventKeys = doc ? [...docEvents.keys()].sort() : (prev?.eventKeys ?? []);
@@ -33,6 +38,7 @@ export function nextMember(
     firstSeenAt: prev?.firstSeenAt ?? now,
     lastSeenAt: prev?.lastSeenAt ?? now,
     ...(report.imdsProblems?.length ? { imdsProblems: report.imdsProblems } : {}),
+    ...(attestation ? { attestation } : {}),
   };
   if (!prev) return candidate;
   const stale = now - prev.lastSeenAt >= livenessGranularityMs(policy, prev);
@@ -45,7 +51,8 @@ export function nextMember(
     prev.incarnation === candidate.incarnation &&
     prev.eventKeys.join("\n") === eventKeys.join("\n") &&
     JSON.stringify(prev.imdsProblems ?? []) === JSON.stringify(candidate.imdsProblems ?? []) &&
-    JSON.stringify(prev.vm) === JSON.stringify(candidate.vm);
+    JSON.stringify(prev.vm) === JSON.stringify(candidate.vm) &&
+    prev.attestation === attestation;
   if (same) return prev;
   return { ...candidate, lastSeenAt: now };
 }

@@ -2,6 +2,7 @@ import { dict, withEntry } from "@quiesce/protocol";
 import { eventKey, type ScheduledEvent } from "@quiesce/protocol/imds";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { RelayReport } from "@quiesce/protocol/relay";
+import type { MemberAttestation } from "./attestationState";
 import { reportInterval } from "./cadence";
 import { directivesFor } from "./directives";
 import { type Candidate, evaluateAll } from "./evaluate";
@@ -17,6 +18,12 @@ import {
 } from "./state";
 import type { Decision } from "./types";
 
+/** What the shell decided before the core applies a report (gates' verdicts, attestation). */
+export interface ReportInputs extends EvaluationInputs {
+  /** The member's attestation after this report (attestation.ts); absent: unchanged. */
+  attestation?: MemberAttestation | undefined;
+}
+
 /**
  * Apply one relay report: the relay's own member row and readiness rows, the events its document
  * names, then re-evaluate every loaded event. The reporter is the only relay that can be elected
@@ -27,7 +34,7 @@ export function applyReport(
   report: RelayReport,
   now: number,
   policy: Policy,
-  inputs: EvaluationInputs = {},
+  inputs: ReportInputs = {},
 ): Decision {
   const mk = memberKey(report.vm.name);
   const prev = state.members[mk];
@@ -49,7 +56,8 @@ export function applyReport(
   const docEvents = new Map<string, ScheduledEvent>(
     (doc?.Events ?? []).map((ev) => [eventKey(ev.EventId), ev]),
   );
-  const member = nextMember(prev, report, docEvents, now, policy);
+  const attestation = "attestation" in inputs ? inputs.attestation : prev?.attestation;
+  const member = nextMember(prev, report, docEvents, now, policy, attestation);
   const members = member === prev ? state.members : withEntry(state.members, mk, member);
   let events = state.events;
   let readiness = state.readiness;

@@ -3,6 +3,7 @@ import { ImdsProblem, VmIdentity } from "@quiesce/protocol/imds";
 import { HookRun } from "@quiesce/protocol/relay";
 import { PHASES, type Phase } from "@quiesce/protocol/status";
 import { z } from "zod";
+import { MemberAttestation } from "./attestationState";
 
 /**
  * The coordinator's state for one cluster, as the pure core sees it. Times are epoch ms.
@@ -75,6 +76,8 @@ export const Member = z.object({
   lastSeenAt: EpochMs,
   /** What the relay could not read in its IMDS document (protocol 1.1); absent: nothing. */
   imdsProblems: z.array(ImdsProblem).optional(),
+  /** Its attestation (attestation.ts); absent before the first challenge. */
+  attestation: MemberAttestation.optional(),
 });
 export type Member = z.infer<typeof Member>;
 

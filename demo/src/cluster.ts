@@ -148,6 +148,10 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
             QUIESCE_ARM_ENDPOINT: fabric.armUrl,
             // The loopback ARM checks audiences as Azure's does: its own is the public cloud's.
             QUIESCE_ARM_AUDIENCE: "https://management.azure.com",
+            // Attestation (on with the control plane): trust the fabric's test CA, not Azure's,
+            // and fetch its intermediates where its AIA URLs point.
+            QUIESCE_ATTESTATION_TRUST_ROOTS: await fabric.attestation.trustRootsPem(),
+            QUIESCE_ATTESTATION_AIA_HOSTS: fabric.attestation.aiaHost,
           }
         : {}),
       ...o.coordinatorSettings,

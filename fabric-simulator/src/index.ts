@@ -12,6 +12,7 @@ export type { BackendView, LoadBalancerView } from "./arm/loadBalancers";
 export { type ArmAnswerSeen, armCall, armToken, errorCode } from "./arm/probe";
 export type { AlertInstance, ArmFault, ArmRequest, RoleAssignment } from "./arm/types";
 export { AdminState, AlertRuleSpec, LoadBalancerSpec } from "./armTopology";
+export * from "./attested";
 export { FabricControlClient, type TopologyView } from "./client";
 export { ManualClock, ScaledClock, type SimClock } from "./clock";
 export type { ControlFailure, ControlResult } from "./controlResult";

@@ -5,6 +5,7 @@ import { ArmEngine } from "./arm/engine";
 import { armHandler } from "./arm/http/server";
 import { TOKEN_PATH } from "./arm/http/tokenEndpoint";
 import { IdentityRegistry } from "./arm/identity";
+import { type AttestationStandIn, AttestedDocuments } from "./attested/service";
 import { ManualClock, ScaledClock, type SimClock } from "./clock";
 import type { ControlTargets } from "./control/route";
 import { handleControl } from "./control/routes";
@@ -81,6 +82,8 @@ export interface FabricSimulator extends AzureSurroundings {
    * PodDisruptionBudgets, bearer tokens and RBAC; and its controls (pods, PDBs, the request log).
    */
   readonly kubernetes: KubernetesStandIn;
+  /** IMDS's attested documents: the test CA hierarchy and what to trust (attested/service.ts). */
+  readonly attestation: AttestationStandIn;
   /** What `GET /health/<name>` answers (200 until set); the list shows how often each was probed. */
   setHealth(name: string, status: number): HealthEndpoint;
   health(): HealthEndpoint[];
@@ -114,10 +117,16 @@ export interface FabricSimulator extends AzureSurroundings {
   stop(): Promise<void>;
 }
 
-function route(targets: ControlTargets, imds: ImdsHandler, health: HealthGates) {
+function route(
+  targets: ControlTargets,
+  imds: ImdsHandler,
+  health: HealthGates,
+  attested: AttestedDocuments,
+) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://simulator");
     const path = url.pathname;
+    if (req.method === "GET" && (await attested.serveAia(path, res))) return;
     const vm = /^\/vm\/([^/]+)(\/.*)?$/.exec(path);
     if (vm)
       return imds.handle(
@@ -201,8 +210,13 @@ export async function startFabricSimulator(
     }),
   };
   const kubernetes = kubernetesApi(k8s, k8sListener.url, options.kubernetes?.tls?.cert);
+  const attested = new AttestedDocuments(
+    () => base,
+    (name) => engine.state().vms[name],
+    () => engine.clockView().simMs,
+  );
   const main = await listen(
-    route(targets, new ImdsHandler(engine), health),
+    route(targets, new ImdsHandler(engine, attested), health, attested),
     host,
     options.port ?? 0,
   ).catch(async (e: unknown) => {
@@ -230,6 +244,7 @@ export async function startFabricSimulator(
     identity: identityInfo,
     arm: armApi(arm, armListener.url),
     kubernetes,
+    attestation: attested.standIn(),
     ...surroundings(arm),
     setHealth: (name, status) => unwrap(health.set({ name, status })),
     health: () => health.list(),

@@ -4,7 +4,13 @@ import {
   HttpsOrLoopbackUrl,
   parseJsonWith,
 } from "@quiesce/protocol";
-import { DEFAULT_POLICIES, type Policies, type Policy, PolicySet } from "@quiesce/protocol/policy";
+import {
+  AttestationMode,
+  DEFAULT_POLICIES,
+  type Policies,
+  type Policy,
+  PolicySet,
+} from "@quiesce/protocol/policy";
 import { z } from "zod";
 
 /**
@@ -128,6 +134,32 @@ const common = {
   )
     .transform((r) => new Map(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])))
     .default(new Map()),
+  /**
+   * Bind each report to its VM with the IMDS attested document (docs/auth.md, "Attestation"):
+   * off, prefer (bind when it verifies; show and alert where it does not) or require. A
+   * cluster's policy may say otherwise (`attestation`). Needs QUIESCE_CONTROL_PLANE: the attested
+   * vmId is mapped to the VM with one ARM read.
+   */
+  QUIESCE_ATTESTATION: AttestationMode.default("prefer"),
+  /** PEM certificates the signing chain must end in; default: the roots Azure's chains end in. */
+  QUIESCE_ATTESTATION_TRUST_ROOTS: z.string().min(1).optional(),
+  /** PEM intermediates tried before AIA; default: Azure's published ones. "none": AIA only. */
+  QUIESCE_ATTESTATION_INTERMEDIATES: z.string().min(1).optional(),
+  /** Hosts (host or host:port) intermediates may be fetched from by their AIA URL, comma-separated. */
+  QUIESCE_ATTESTATION_AIA_HOSTS: z
+    .string()
+    .min(1)
+    .default("www.microsoft.com,caissuers.microsoft.com"),
+  /** The signer's SAN must be one of these or a subdomain; default: the cloud of QUIESCE_ARM_ENDPOINT. */
+  QUIESCE_ATTESTATION_SAN_DOMAINS: z.string().min(1).optional(),
+  /** A binding this old is re-attested (the relay proves itself again; its reports still count). */
+  QUIESCE_ATTESTATION_PERIOD_HOURS: z.coerce
+    .number()
+    .min(0.01)
+    .max(24 * 30)
+    .default(24),
+  /** A document created longer ago than this is refused as expired (clock skew included). */
+  QUIESCE_ATTESTATION_MAX_AGE_SECONDS: z.coerce.number().int().min(30).max(21_600).default(600),
   /** Log every report at debug level. */
   QUIESCE_DEBUG: BooleanText.default(false),
 };
@@ -199,6 +231,17 @@ export const CoordinatorSettings = z
             message: `${name} uses ${needs.join(", ")}, which act through Azure Resource Manager: set QUIESCE_CONTROL_PLANE=true (and grant its role, docs/control-plane.md) or remove them`,
           });
       }
+    if (!s.QUIESCE_CONTROL_PLANE && s.QUIESCE_POLICY?.clusters instanceof Map) {
+      const requiring = [...allPolicies(s.QUIESCE_POLICY)]
+        .filter(([, p]) => (p.attestation ?? s.QUIESCE_ATTESTATION) === "require")
+        .map(([name]) => name);
+      if (requiring.length > 0)
+        ctx.addIssue({
+          code: "custom",
+          path: ["QUIESCE_ATTESTATION"],
+          message: `${requiring.join(", ")} require attestation, which maps the attested vmId to its VM through Azure Resource Manager: set QUIESCE_CONTROL_PLANE=true (docs/auth.md) or use "prefer"`,
+        });
+    }
   })
   // Without the control plane, its approval fallback is off whatever the policy says, so the
   // status API never promises an approval nobody can make.

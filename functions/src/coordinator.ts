@@ -2,6 +2,7 @@ import { ManagedIdentityCredential, type TokenCredential } from "@azure/identity
 import { type Meter, metrics } from "@opentelemetry/api";
 import { type Clock, systemClock } from "@quiesce/protocol";
 import { createArmClient, createPooledAgent, probeHttp } from "./arm";
+import { type Attestor, createAttestor } from "./attestation";
 import {
   createAuthenticator,
   createGraphIdentityResolver,
@@ -16,7 +17,7 @@ import { Notifier } from "./notify/notifier";
 import { Outbox } from "./notify/outbox";
 import { Sinks } from "./notify/sinks";
 import type { RetryOptions } from "./store";
-import { openOutboxTable, openStore } from "./store";
+import { openAttestationTable, openOutboxTable, openStore } from "./store";
 import { Telemetry } from "./telemetry/metrics";
 
 /** The global meter: a no-op until Azure Monitor (app.ts) or another SDK registers a provider. */
@@ -107,8 +108,15 @@ export async function createCoordinator(
         { credential, dispatcher },
       ),
   );
+  let attestor: Attestor | null = null;
+  if (arm) {
+    const table = openAttestationTable(settings, telemetry.table);
+    await table.create();
+    attestor = createAttestor(settings, { arm, table, dispatcher });
+  }
   const deps: HandlerDeps = {
     telemetry,
+    attestor,
     notifier,
     controlPlane,
     store,

@@ -10,6 +10,7 @@ import { type HookRunner, hookRunner } from "./hooks/runner";
 import { ImdsClient, type ImdsClientOptions } from "./imds/client";
 import { errorText, jsonLogger, type Logger } from "./log";
 import { Approver } from "./shell/approver";
+import { Attester } from "./shell/attester";
 import { RelayContext } from "./shell/context";
 import { HookSupervisor } from "./shell/hookSupervisor";
 import { ImdsWatcher } from "./shell/imdsWatcher";
@@ -107,6 +108,7 @@ export async function startRelay(
     bootId,
     opts.reportRetry ?? DEFAULT_RETRY,
     opts.heartbeatBoundsMs ?? DEFAULT_HEARTBEAT_BOUNDS,
+    new Attester(imds, log),
   );
 
   log.info("relay starting", {

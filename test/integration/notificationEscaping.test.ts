@@ -111,6 +111,17 @@ function everyKind(): Notification[] {
   send(from(other, 2, [evC]));
   send(from(HOSTILE_VM, 2, [evA, started(evB)], { hooks: [drained(b)] }));
   send(from(HOSTILE_VM, 3, [evA], { hooks: [drained(b, "succeeded")] }));
+  // A refused attestation proof, in the relay's own words (what IMDS said, echoed).
+  now += 1000;
+  const problem = { code: "noDocument", detail: HOSTILE_TEXT, at: now, bootId: "boot <!here>" };
+  state = applyReport(
+    state,
+    RelayReport.parse(from(HOSTILE_VM, 3, [evA], { hooks: [drained(b, "succeeded")] })),
+    now,
+    policy,
+    { attestation: { binding: null, unbound: null, problem } },
+  ).state;
+  collect();
   now = T0 + 6 * 60_000; // past blockedAfterMinutes
   collect();
   now = T0 + 16 * 60_000; // past NotBefore: Azure starts A on its own

@@ -35,7 +35,7 @@ describe("POST /api/relay/report", () => {
     const res = await report(c, makeReport("web-0"));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      protocol: "1.1",
+      protocol: "1.2",
       applied: true,
       nextReportInSeconds: DEFAULT_POLICY.idleReportSeconds,
       directives: [],

@@ -40,7 +40,7 @@ export const SimEventAnswer: z.ZodType<SimEvent> = z.object({
 export const FaultAnswer: z.ZodType<Fault> = z.object({
   id: z.number(),
   vm: z.string(),
-  route: z.enum(["any", "scheduledevents", "startrequests", "instance"]),
+  route: z.enum(["any", "scheduledevents", "startrequests", "instance", "attested"]),
   status: z.number().optional(),
   latencyMs: z.number().optional(),
   remaining: z.number().optional(),

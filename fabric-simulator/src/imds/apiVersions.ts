@@ -49,3 +49,8 @@ export function scheduledEventsApiVersion(v: string | null): ScheduledEventsApiV
 export function newestVersions(all: readonly string[]): string[] {
   return [...all].reverse().slice(0, 3);
 }
+
+/** `/metadata/attested/document`: the attested category appeared in 2018-10-01 (IMDS docs). */
+export const ATTESTED_API_VERSIONS: readonly string[] = INSTANCE_API_VERSIONS.filter(
+  (v) => v >= "2018-10-01",
+);

@@ -3,12 +3,18 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { delay, parseJsonWith, parseWith } from "@quiesce/protocol";
 import { StartRequestsBody } from "@quiesce/protocol/imds";
 import { z } from "zod";
+import type { AttestedDocuments } from "../attested/service";
 import type { FabricEngine } from "../engine";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { SCHEDULED_EVENTS_API_VERSIONS, type ScheduledEventsApiVersion } from "../model/document";
 import type { ImdsRoute } from "../model/fabric";
 import type { VmRecord } from "../topology";
-import { INSTANCE_API_VERSIONS, newestVersions, scheduledEventsApiVersion } from "./apiVersions";
+import {
+  ATTESTED_API_VERSIONS,
+  INSTANCE_API_VERSIONS,
+  newestVersions,
+  scheduledEventsApiVersion,
+} from "./apiVersions";
 
 /**
  * One VM's IMDS, as Azure documents it: `Metadata: true` and a known `api-version` on every
@@ -33,7 +39,10 @@ export class ImdsHandler {
   private readonly cache = new Map<string, CachedDocument>();
   private cacheGeneration = -1;
 
-  constructor(private readonly engine: FabricEngine) {}
+  constructor(
+    private readonly engine: FabricEngine,
+    private readonly attested: AttestedDocuments,
+  ) {}
 
   /** `rest` is the path after `/vm/<name>`, e.g. `/metadata/scheduledevents`. */
   async handle(
@@ -58,7 +67,9 @@ export class ImdsHandler {
           : "scheduledevents"
         : path === "/metadata/instance"
           ? "instance"
-          : undefined;
+          : path === "/metadata/attested/document"
+            ? "attested"
+            : undefined;
     if (!route) return sendJson(res, 404, { error: "Not found." });
 
     // IMDS refuses anything that looks proxied, and anything without the header a browser or an
@@ -75,7 +86,9 @@ export class ImdsHandler {
     const known =
       route === "instance"
         ? INSTANCE_API_VERSIONS
-        : (SCHEDULED_EVENTS_API_VERSIONS as readonly string[]);
+        : route === "attested"
+          ? ATTESTED_API_VERSIONS
+          : (SCHEDULED_EVENTS_API_VERSIONS as readonly string[]);
     const apiVersion = query.get("api-version");
     if (apiVersion === null || apiVersion === "") {
       return sendJson(res, 400, {
@@ -92,7 +105,7 @@ export class ImdsHandler {
       });
     }
 
-    const allowed = route === "instance" ? ["GET"] : ["GET", "POST"];
+    const allowed = route === "instance" || route === "attested" ? ["GET"] : ["GET", "POST"];
     if (!allowed.includes(req.method ?? "")) {
       return sendJson(res, 405, { error: "Method not allowed." }, { allow: allowed.join(", ") });
     }
@@ -105,6 +118,7 @@ export class ImdsHandler {
     }
 
     if (route === "instance") return sendJson(res, 200, instanceMetadata(vm));
+    if (route === "attested") return this.attestedDocument(res, vm, query.get("nonce"));
     if (route === "startrequests") return this.startRequests(req, res, vm);
     return this.scheduledEvents(
       req,
@@ -112,6 +126,21 @@ export class ImdsHandler {
       vm,
       scheduledEventsApiVersion(apiVersion) as ScheduledEventsApiVersion,
     );
+  }
+
+  /**
+   * `/metadata/attested/document`: `{"encoding":"pkcs7","signature":…}`. The nonce is what the
+   * swagger allows ("up to 32 random alphanumeric characters"); what real IMDS answers to a longer
+   * or odd one was not verified, so this refuses it with a 400 like its other bad requests.
+   */
+  private async attestedDocument(
+    res: ServerResponse,
+    vm: VmRecord,
+    nonce: string | null,
+  ): Promise<void> {
+    if (nonce !== null && !/^[A-Za-z0-9]{1,32}$/.test(nonce))
+      return sendJson(res, 400, { error: "Bad request. Invalid nonce." });
+    return sendJson(res, 200, await this.attested.document(vm, nonce ?? undefined));
   }
 
   private scheduledEvents(

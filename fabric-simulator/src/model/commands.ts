@@ -53,7 +53,9 @@ export const InjectFault = z
     /** Every VM of this group. */
     group: GroupName.optional(),
     /** Which IMDS requests misbehave. */
-    route: z.enum(["any", "scheduledevents", "startrequests", "instance"]).default("any"),
+    route: z
+      .enum(["any", "scheduledevents", "startrequests", "instance", "attested"])
+      .default("any"),
     /** 410 Gone, 429 Too Many Requests, 500 / 503 as IMDS answers under trouble. */
     status: z.union([z.literal(410), z.literal(429), z.literal(500), z.literal(503)]).optional(),
     /** Real milliseconds added before the answer. */

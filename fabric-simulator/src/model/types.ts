@@ -64,7 +64,7 @@ export interface SimEvent {
   readonly resourcesHistory: readonly ResourcesChange[];
 }
 
-export type FaultRoute = "any" | "scheduledevents" | "startrequests" | "instance";
+export type FaultRoute = "any" | "scheduledevents" | "startrequests" | "instance" | "attested";
 
 /** An injected IMDS misbehaviour for one VM: an error status and/or latency, for N requests or a while. */
 export interface Fault {

@@ -38,7 +38,19 @@ function memberTile(m: MemberView, now: number, s: ReturnType<typeof vmStates>):
     ),
     block && h("span", { class: "vm-note" }, `blocks: ${block}`),
     !block && drained && h("span", { class: "vm-note" }, `drained for ${drained}`),
+    attestationNote(m),
   );
+}
+
+/** What attestation says of the VM (docs/auth.md): bound, or why not; nothing when never asked. */
+function attestationNote(m: MemberView): HTMLElement | undefined {
+  const a = m.attestation;
+  if (!a) return undefined;
+  const problem = a.problem ? `; ${a.problem.code}: ${a.problem.detail}` : "";
+  const text = a.bound
+    ? `attested (vmId ${a.binding?.vmId ?? "?"})${problem}`
+    : `not attested: ${a.unbound?.why ?? "no binding"}${problem}`;
+  return h("span", { class: `vm-note attestation ${a.bound && !a.problem ? "" : "warn"}` }, text);
 }
 
 /** A placement group is named by a GUID; the scale set it belongs to is what people recognise. */

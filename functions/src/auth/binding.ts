@@ -39,10 +39,17 @@ export function authorizeRelayForVm(
     const identity = principal.identityResourceId
       ? `its identity ${principal.identityResourceId} is not a VM or scale set (a user-assigned identity can be shared by many VMs)`
       : "it carries no xms_mirid";
-    return deny(
-      `${principal.display} cannot be bound to a VM: the token has no xms_az_rid and ${identity}; ` +
-        `give the VM a system-assigned identity with the relay role, or use a user-assigned identity on a host that issues xms_az_rid`,
-    );
+    return {
+      ok: false,
+      error: {
+        status: 403,
+        reason:
+          `${principal.display} cannot be bound to a VM: the token has no xms_az_rid and ${identity}; ` +
+          `give the VM a system-assigned identity with the relay role, use a user-assigned identity on a host that issues xms_az_rid, ` +
+          `declare it in QUIESCE_SHARED_RELAY_IDENTITIES, or require attestation (docs/auth.md)`,
+        unbindable: true,
+      },
+    };
   }
 
   const reported = reportedVm(vm);

@@ -27,6 +27,11 @@ export interface Principal {
 export interface Denial {
   status: 401 | 403 | 503;
   reason: string;
+  /**
+   * The token is a relay's but names no VM or scale set (a user-assigned identity not declared
+   * shared): under `attestation: require` the attested document binds the report instead.
+   */
+  unbindable?: true;
 }
 
 export type AuthResult = Result<Principal, Denial>;

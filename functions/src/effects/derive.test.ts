@@ -254,4 +254,43 @@ describe("decision effects", () => {
     expect(e.facts).toEqual([]);
     expect(e.notifications.map((n) => n.kind).sort()).toContain("relaySilent");
   });
+
+  it("coverage alerts once per attestation episode: a refused proof, reports left unbound too long", () => {
+    const p = policy();
+    const { w } = announced(p);
+    const state = w.state();
+    const now = T0 + 60_000;
+    const [mk, m] = Object.entries(state.members)[0] ?? [];
+    if (!mk || !m) throw new Error("no member");
+    const attested = {
+      ...state,
+      members: {
+        ...state.members,
+        [mk]: {
+          ...m,
+          attestation: {
+            binding: null,
+            unbound: {
+              bootId: "b2",
+              since: now - 6 * 60_000,
+              why: "not attested yet",
+              canAttest: true,
+            },
+            problem: {
+              code: "vmId",
+              detail: "another VM's document",
+              at: now - 1000,
+              bootId: "b2",
+            },
+          },
+        },
+      },
+    };
+    const e = coverageEffects(coverage(attested, now, p), now, p);
+    const alerts = e.notifications.filter((n) => n.kind === "attestationFailed");
+    expect(alerts.map((n) => n.key).sort()).toEqual([
+      `relay|${m.vmName.toLowerCase()}|${now - 360_000}|attestationFailed|unbound`,
+      `relay|${m.vmName.toLowerCase()}|${now - 1000}|attestationFailed|vmId`,
+    ]);
+  });
 });

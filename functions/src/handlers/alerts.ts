@@ -1,5 +1,6 @@
 import { coverage } from "@quiesce/core";
 import { policyFor } from "@quiesce/protocol/policy";
+import { attestationMode } from "../attestation";
 import { coverageStates } from "../status/coverageStates";
 import { iso } from "../status/views";
 import { collectUnreadable, withUnreadableRows } from "../store";
@@ -39,6 +40,11 @@ export function alertsHandler(deps: HandlerDeps): Handler {
         uncoveredGroups: c.uncovered.map((g) => ({ kind: g.kind, id: g.id, members: g.members })),
         groups: c.groups.map((g) => ({ kind: g.kind, id: g.id, members: g.members, live: g.live })),
         unregistered: c.unregistered.map((u) => ({ eventId: u.eventId, vms: u.vms })),
+        // Attestation off for the cluster: what its members' rows say of it is not news.
+        unattested:
+          attestationMode(deps.settings, policy) === "off"
+            ? []
+            : c.unattested.map((u) => ({ ...u, since: iso(u.since) })),
       });
     }
     const rows = undelivered.sort((a, b) => b.createdAt - a.createdAt);

@@ -216,6 +216,22 @@ export function coverageNotifications(c: Coverage, now: number, policy: Policy):
       ],
       eventId: u.eventId,
     });
+  for (const u of c.unattested)
+    out.push({
+      key: `relay|${u.vm.toLowerCase()}|${u.since}|attestationFailed|${u.code}`,
+      cluster: c.cluster,
+      kind: "attestationFailed",
+      severity: "warning",
+      at: u.since,
+      title: `${c.cluster}: reports for ${u.vm} are not bound to it (${u.code})`,
+      text: `Attestation of the relay reporting for ${u.vm}: ${u.detail}. Another VM's relay may be speaking for it (docs/auth.md, "Attestation").`,
+      facts: [
+        { name: "VM", value: u.vm },
+        { name: "Check", value: u.code },
+        { name: "Since", value: new Date(u.since).toISOString() },
+      ],
+      vm: u.vm,
+    });
   return out.filter((n) => policy.notify.on.includes(n.kind));
 }
 

@@ -81,7 +81,13 @@ export class Notifier {
       }
       if (
         fresh &&
-        ["relaySilent", "groupUncovered", "vmNeverRegistered", "imdsFailing"].includes(n.kind)
+        [
+          "relaySilent",
+          "groupUncovered",
+          "vmNeverRegistered",
+          "imdsFailing",
+          "attestationFailed",
+        ].includes(n.kind)
       )
         this.deps.observer.alert(n.cluster, n.kind);
     }

@@ -1,4 +1,5 @@
 import type { Clock } from "@quiesce/protocol";
+import type { Attestor } from "../attestation";
 import type { CoordinatorSettings } from "../config";
 import type { ControlPlane } from "../controlPlane";
 import type { Notifier } from "../notify/notifier";
@@ -15,4 +16,6 @@ export interface PipelineDeps {
   notifier: Notifier;
   /** Safety gates and the actions through Azure Resource Manager (docs/control-plane.md). */
   controlPlane: ControlPlane;
+  /** Checks attested documents (docs/auth.md); null without the control plane's ARM client. */
+  attestor: Attestor | null;
 }

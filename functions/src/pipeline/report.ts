@@ -5,11 +5,13 @@ import {
   type EvaluationInputs,
   memberKey,
   needsClusterEvents,
+  type ReportInputs,
   reportScope,
   storedHooks,
 } from "@quiesce/core";
+import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
-import type { RelayReport } from "@quiesce/protocol/relay";
+import type { AnswerAttestation, RelayReport } from "@quiesce/protocol/relay";
 import { decisionEffects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import {
@@ -20,6 +22,7 @@ import {
   type OpCounts,
   withConflictRetry,
 } from "../store";
+import type { AttestationStep, Attested } from "./attest";
 import type { PipelineDeps } from "./deps";
 
 /**
@@ -36,6 +39,10 @@ export interface ReportOutcome {
   hooksStored: string[];
   /** What the report cost in table operations, all attempts together. */
   ops: OpCounts;
+  /** The answer's attestation field (absent when attestation is off). */
+  attestation?: AnswerAttestation;
+  /** Under `attestation: require`, a report not from the VM's bound relay: not applied. */
+  refusal?: { status: 403 | 503; message: string };
 }
 
 interface Decided {
@@ -47,6 +54,7 @@ export async function processReport(
   deps: PipelineDeps,
   report: RelayReport,
   policy: Policy,
+  attestation?: AttestationStep,
 ): Promise<ReportOutcome> {
   const reporter = memberKey(report.vm.name);
   const settleMs = deps.settings.QUIESCE_STORAGE_SETTLE_SECONDS * 1000;
@@ -61,19 +69,38 @@ export async function processReport(
       attempts++;
       const own = await loadReport(deps.store, report);
       const now = deps.clock.now();
-      const decided = decide(own, report, now, policy);
-      const { loaded, decision } = await electApprover(deps, decided, report, now, policy);
+      const attested = await attestation?.decide(own.state.members[reporter], now);
+      if (attested && !attested.decision.accept) {
+        const decision = await keepAttestationOnly(deps, own, reporter, attested);
+        return { before: own.state, decision, hooksStored: [], attested, now };
+      }
+      const inputs = attested ? { attestation: attested.decision.attestation } : {};
+      const decided = decide(own, report, now, policy, inputs);
+      const { loaded, decision } = await electApprover(deps, decided, report, now, policy, inputs);
       firstBefore ??= loaded.state;
       await commitDecision(deps.store, loaded, decision, { reporter });
       // From what storage held before this report: an answer alone proves no durability.
       const hooksStored = storedHooks(loaded.state, report, reporter, now, settleMs);
-      return { before: loaded.state, decision, hooksStored };
+      return { before: loaded.state, decision, hooksStored, attested, now };
     }, deps.retry),
   ).catch((e: unknown) => {
     // Store failures (lost races, an unreachable store) are answered by the handler.
     deps.telemetry.report(report.cluster, "unavailable", attempts);
     throw e;
   });
+  const answer =
+    attestation && value.attested ? await attestation.answer(value.attested, value.now) : undefined;
+  const refusal = value.attested?.decision.refusal;
+  if (refusal) {
+    deps.telemetry.report(report.cluster, "rejected", attempts);
+    return {
+      decision: value.decision,
+      hooksStored: [],
+      ops,
+      ...(answer ? { attestation: answer } : {}),
+      refusal: { status: refusal.status, message: refusal.message },
+    };
+  }
   const round = {
     kind: "report",
     report,
@@ -85,7 +112,44 @@ export async function processReport(
     { telemetry: deps.telemetry, notify: (ns, p) => deps.notifier.afterCommit(ns, p) },
     decisionEffects(value.before, value.decision, round, deps.clock.now(), policy),
   );
-  return { decision: value.decision, hooksStored: value.hooksStored, ops };
+  return {
+    decision: value.decision,
+    hooksStored: value.hooksStored,
+    ops,
+    ...(answer ? { attestation: answer } : {}),
+  };
+}
+
+/**
+ * A refused report (attestation: require) changes nothing but what the member's row says of its
+ * attestation (a refused proof, unbound reports), so operators see it and the sweep alerts on it;
+ * and only for a VM already registered: an unbound report creates no member.
+ */
+async function keepAttestationOnly(
+  deps: PipelineDeps,
+  loaded: Loaded,
+  reporter: string,
+  attested: Attested,
+): Promise<Decision> {
+  const member = loaded.state.members[reporter];
+  const attestation = attested.decision.attestation;
+  const state =
+    member && attestation && attestation !== member.attestation
+      ? {
+          ...loaded.state,
+          members: withEntry(loaded.state.members, reporter, { ...member, attestation }),
+        }
+      : loaded.state;
+  const decision: Decision = {
+    state,
+    directives: [],
+    transitions: [],
+    applied: false,
+    nextReportInSeconds: 0,
+    forget: [],
+  };
+  if (state !== loaded.state) await commitDecision(deps.store, loaded, decision, { reporter });
+  return decision;
 }
 
 /**
@@ -122,7 +186,7 @@ function decide(
   report: RelayReport,
   now: number,
   policy: Policy,
-  inputs?: EvaluationInputs,
+  inputs?: ReportInputs,
 ): Decided {
   return { loaded, decision: applyReport(loaded.state, report, now, policy, inputs) };
 }
@@ -139,10 +203,14 @@ async function electApprover(
   report: RelayReport,
   now: number,
   policy: Policy,
+  inputs: ReportInputs,
 ): Promise<Decided> {
   if (!needsClusterEvents(decided.loaded.state, decided.decision.state)) return decided;
   const loaded = await deps.store.addClusterEvents(decided.loaded);
-  return decide(loaded, report, now, policy, await gateInputs(deps, loaded, policy));
+  return decide(loaded, report, now, policy, {
+    ...inputs,
+    ...(await gateInputs(deps, loaded, policy)),
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type ClusterState, coverage, type Decision } from "@quiesce/core";
 import { type Policy, policyFor } from "@quiesce/protocol/policy";
+import { attestationMode } from "../attestation";
 import { coverageEffects, decisionEffects, type Effects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import type { Notification } from "../notify/due";
@@ -45,7 +46,10 @@ export function createSweepEffects(deps: PipelineDeps) {
       const states = all ? await coverageStates(deps, now, ticked) : [...ticked.values()];
       for (const state of states) {
         const policy = policyFor(deps.settings.QUIESCE_POLICY, state.cluster);
-        run(coverageEffects(coverage(state, now, policy), now, policy));
+        const c = coverage(state, now, policy);
+        // Attestation off (or no control plane): what members' rows say of it is old news.
+        const off = attestationMode(deps.settings, policy) === "off";
+        run(coverageEffects(off ? { ...c, unattested: [] } : c, now, policy));
       }
       if (deps.notifier.sinksConfigured().length === 0) {
         due.length = 0;

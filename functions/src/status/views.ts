@@ -1,7 +1,13 @@
 import type { ClusterState, EventRecord, Member } from "@quiesce/core";
 import { explain, isEnded, isLive } from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
-import type { EventView, MemberView, ReadinessView, TimelineEntry } from "@quiesce/protocol/status";
+import type {
+  AttestationView,
+  EventView,
+  MemberView,
+  ReadinessView,
+  TimelineEntry,
+} from "@quiesce/protocol/status";
 import type { HistoryRow } from "../store";
 
 /**
@@ -30,12 +36,32 @@ export function memberView(m: Member, now: number, policy: Policy): MemberView {
     dryRun: m.dryRun,
     // What its relay could not read in its IMDS document; "document"/"event" ones block approval.
     imdsProblems: m.imdsProblems ?? [],
+    ...(m.attestation ? { attestation: attestationView(m) } : {}),
     resourceId: m.vm.resourceId,
     ...(m.vm.vmScaleSetName ? { vmScaleSetName: m.vm.vmScaleSetName } : {}),
     ...(m.vm.placementGroupId ? { placementGroupId: m.vm.placementGroupId } : {}),
     ...(m.vm.platformUpdateDomain ? { platformUpdateDomain: m.vm.platformUpdateDomain } : {}),
     ...(m.vm.platformFaultDomain ? { platformFaultDomain: m.vm.platformFaultDomain } : {}),
     ...(m.vm.zone ? { zone: m.vm.zone } : {}),
+  };
+}
+
+function attestationView(m: Member): AttestationView | undefined {
+  const a = m.attestation;
+  if (!a) return undefined;
+  const b = a.binding;
+  return {
+    bound: b !== null && b.bootId === m.bootId && a.unbound === null,
+    binding: b
+      ? {
+          vmId: b.vmId,
+          bootId: b.bootId,
+          boundAt: isoTime(b.boundAt),
+          armCheckedAt: isoTime(b.armCheckedAt),
+        }
+      : null,
+    unbound: a.unbound ? { ...a.unbound, since: isoTime(a.unbound.since) } : null,
+    problem: a.problem ? { ...a.problem, at: isoTime(a.problem.at) } : null,
   };
 }
 

@@ -51,3 +51,16 @@ export function openOutboxTable(
     "Outbox",
   );
 }
+
+/** Attestation's own table: the nonce key and the AIA cache (attestation/keyStore.ts). */
+export function openAttestationTable(
+  settings: CoordinatorSettings,
+  observer?: TableObserver,
+): CountedTable {
+  return new CountedTable(
+    tableClient(tableConnection(settings), `${settings.QUIESCE_TABLE_PREFIX}Attestation`),
+    zeroCounts(),
+    observer,
+    "Attestation",
+  );
+}

@@ -30,6 +30,8 @@ export const METRICS = {
   alerts: "quiesce.alerts",
   controlPlane: "quiesce.controlplane.calls",
   controlPlaneDuration: "quiesce.controlplane.duration",
+  attestation: "quiesce.attestation.reports",
+  attestationProofs: "quiesce.attestation.proofs",
 } as const;
 
 export type ReportOutcome = "applied" | "stale" | "rejected" | "unavailable";
@@ -49,6 +51,8 @@ export class Telemetry {
   private readonly alerts;
   private readonly controlPlaneCalls;
   private readonly controlPlaneDuration;
+  private readonly attestationReports;
+  private readonly attestationProofs;
   /** Snapshots the sweep refreshes; the observable gauges read them at export time. */
   private readonly coverageByCluster = new Map<string, Coverage>();
   private readonly blockersByCluster = new Map<string, Record<string, number>>();
@@ -91,6 +95,14 @@ export class Telemetry {
     this.notifications = meter.createCounter(METRICS.notifications, {
       description: "Notification deliveries: delivered, retried, dropped",
     });
+    this.attestationReports = meter.createCounter(METRICS.attestation, {
+      description:
+        "Reports by attestation standing: bound, unbound (accepted under prefer), refused",
+    });
+    this.attestationProofs = meter.createCounter(METRICS.attestationProofs, {
+      description:
+        "Attested documents checked, by outcome: verified, or the refusal's code (vmId, san, chain, ...), or unavailable",
+    });
     this.controlPlaneCalls = meter.createCounter(METRICS.controlPlane, {
       description:
         "Control-plane actions through Azure Resource Manager, by operation and outcome (ok or ARM's error code)",
@@ -102,7 +114,7 @@ export class Telemetry {
     });
     this.alerts = meter.createCounter(METRICS.alerts, {
       description:
-        "Coverage alerts raised (relaySilent, groupUncovered, vmNeverRegistered, imdsFailing)",
+        "Coverage alerts raised (relaySilent, groupUncovered, vmNeverRegistered, imdsFailing, attestationFailed)",
     });
     meter
       .createObservableGauge(METRICS.relaysLive, { description: "Relays reporting, per cluster" })
@@ -198,6 +210,16 @@ export class Telemetry {
   controlPlane(cluster: string, operation: string, outcome: string, ms: number): void {
     this.controlPlaneCalls.add(1, { cluster, operation, outcome });
     if (outcome === "ok") this.controlPlaneDuration.record(ms, { cluster, operation });
+  }
+
+  /** One report's attestation standing ("refused": not applied, under require). */
+  attestation(cluster: string, standing: "bound" | "unbound" | "refused"): void {
+    this.attestationReports.add(1, { cluster, standing });
+  }
+
+  /** One proof checked: "verified", a refusal's code, or "unavailable"; `armRead` when ARM was asked. */
+  attestationProof(cluster: string, outcome: string, armRead: boolean): void {
+    this.attestationProofs.add(1, { cluster, outcome, armRead });
   }
 
   alert(cluster: string, kind: NotificationKind): void {

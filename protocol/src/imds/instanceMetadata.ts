@@ -2,6 +2,13 @@ import { z } from "zod";
 
 export const INSTANCE_METADATA_API_VERSION = "2021-02-01";
 
+/**
+ * `/metadata/attested/document`: 2021-02-01 signs vmId, subscriptionId and sku (added in
+ * 2019-04-30 and 2019-11-01), everything the coordinator checks; the same version as the
+ * instance metadata read keeps the relay on one version IMDS has served for years.
+ */
+export const ATTESTED_API_VERSION = "2021-02-01";
+
 /** The part of `/metadata/instance` (api-version 2021-02-01) the relay needs, as IMDS serves it. */
 export const InstanceMetadata = z.looseObject({
   compute: z.looseObject({

@@ -32,9 +32,14 @@ export const NOTIFICATION_KINDS = [
   "groupUncovered",
   "vmNeverRegistered",
   "imdsFailing",
+  "attestationFailed",
 ] as const;
 export const NotificationKind = z.enum(NOTIFICATION_KINDS);
 export type NotificationKind = z.infer<typeof NotificationKind>;
+
+export const ATTESTATION_MODES = ["off", "prefer", "require"] as const;
+export const AttestationMode = z.enum(ATTESTATION_MODES);
+export type AttestationMode = z.infer<typeof AttestationMode>;
 
 export const NOTIFICATION_SINKS = ["teams", "slack", "webhook"] as const;
 export const NotificationSink = z.enum(NOTIFICATION_SINKS);
@@ -178,6 +183,12 @@ export const Policy = z.strictObject({
     .max(16)
     .default([])
     .refine((gs) => new Set(gs.map((g) => g.name)).size === gs.length, "gate names must be unique"),
+  /**
+   * Bind reports to their VM with the IMDS attested document (docs/auth.md, "Attestation"):
+   * "off", "prefer" (bind when it verifies, show and alert where it does not) or "require"
+   * (readiness only from the relay bound to the VM). Absent: the app's QUIESCE_ATTESTATION.
+   */
+  attestation: AttestationMode.optional(),
   /** Notifications and coverage alerts (docs/operations.md). */
   notify: NotifyPolicy.default(NotifyPolicy.parse({})),
 });

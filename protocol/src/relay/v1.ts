@@ -4,6 +4,7 @@ import { ImdsProblems } from "../imds/problems";
 import { ScheduledEventsDocument } from "../imds/scheduledEvents";
 import { ClusterName, EventIdText, IsoTime, VmName } from "../names";
 import { describeZodError, type Result } from "../result";
+import { AnswerAttestation, ReportAttestation } from "./attestation";
 import { assertSupportedProtocol, ProtocolVersion } from "./version";
 
 /**
@@ -87,6 +88,8 @@ export const RelayReport = z.object({
   imds: ImdsHealth.optional(),
   /** 1.1: what the relay could not read in its IMDS document (absent or empty: nothing). */
   imdsProblems: ImdsProblems.optional(),
+  /** 1.2: the binding token, a proof answering a challenge; present (even empty) if it can attest. */
+  attestation: ReportAttestation.optional(),
 });
 export type RelayReport = z.infer<typeof RelayReport>;
 
@@ -126,6 +129,8 @@ export const ReportResponse = z.looseObject({
   hooksStored: z.array(EventIdText).max(200).optional(),
   /** 1.1: the cluster's active report interval, for the relay's own fast cadence. */
   activeReportSeconds: z.number().positive().max(3600).optional(),
+  /** 1.2: how the report was taken (bound to the VM by attestation, or not), a challenge, a token. */
+  attestation: AnswerAttestation.optional(),
 });
 export type ReportResponse = z.infer<typeof ReportResponse>;
 

@@ -6,7 +6,7 @@ import { z } from "zod";
  * so the error names the version instead of a list of field mismatches.
  */
 export const PROTOCOL_MAJOR = 1;
-export const PROTOCOL_VERSION = "1.1";
+export const PROTOCOL_VERSION = "1.2";
 
 export const ProtocolVersion = z
   .string()

@@ -79,6 +79,25 @@ export const EventView = z.object({
 });
 export type EventView = z.infer<typeof EventView>;
 
+/** What the coordinator knows of a member's attestation (docs/auth.md, "Attestation"). */
+export const AttestationView = z.object({
+  /** The relay process that last reported holds the binding. */
+  bound: z.boolean(),
+  /** The binding: the attested vmId ARM confirmed for this VM, to which relay process, when. */
+  binding: z
+    .object({ vmId: z.string(), bootId: z.string(), boundAt: Time, armCheckedAt: Time })
+    .nullable(),
+  /** Reports without the binding: from which process, since when, why. */
+  unbound: z
+    .object({ bootId: z.string(), since: Time, why: z.string(), canAttest: z.boolean() })
+    .nullable(),
+  /** A refused proof, or two relays speaking for this VM ("contested"). */
+  problem: z
+    .object({ code: z.string(), detail: z.string(), at: Time, bootId: z.string() })
+    .nullable(),
+});
+export type AttestationView = z.infer<typeof AttestationView>;
+
 export const MemberView = z.object({
   vm: z.string(),
   live: z.boolean(),
@@ -95,6 +114,8 @@ export const MemberView = z.object({
    * problems block approval of events naming the VM. Absent from coordinators before it.
    */
   imdsProblems: z.array(ImdsProblem).default([]),
+  /** Its attestation; absent for members never challenged and from coordinators before it. */
+  attestation: AttestationView.optional(),
   /** Where the VM sits, as its instance metadata says (the fields it has). */
   ...VmIdentity.pick({
     resourceId: true,

@@ -1,6 +1,8 @@
 import { parseJsonWith, type Result } from "@quiesce/protocol";
 import {
+  type AnswerAttestation,
   parseReportResponse,
+  RefusalBody,
   type RelayReport,
   type ReportResponse,
   type SkippedDirective,
@@ -16,17 +18,27 @@ export interface ReportAnswer {
   skipped: SkippedDirective[];
 }
 
-/** The answer, or one line saying why there is none (the reporter retries). */
-export type ReportOutcome = Result<ReportAnswer>;
+/** Why there is no answer (the reporter retries), and a refusal's attestation challenge. */
+export interface ReportFailure {
+  message: string;
+  /** A 403/503 refusing the report for its attestation: the challenge to answer, if any. */
+  attestation?: AnswerAttestation;
+}
+
+/** The answer, or why there is none. */
+export type ReportOutcome = Result<ReportAnswer, ReportFailure>;
 
 /** A failed send, and whether it was a 1.0 coordinator refusing a field added after 1.0. */
-type SendOutcome = Result<ReportAnswer, { message: string; refusedAddedField: boolean }>;
+type SendOutcome = Result<ReportAnswer, ReportFailure & { refusedAddedField: boolean }>;
 
 /** How the coordinator words a refusal. */
 const ProblemBody = z.object({ error: z.string() });
 
-/** Report fields added after protocol 1.0, each sent only when it has something to say. */
-const ADDED_AFTER_1_0 = ["imds", "imdsProblems"] as const;
+/**
+ * Report fields added after protocol 1.0. A 1.2 relay sends `attestation` on every report (that
+ * it can attest is the news), so a 1.0 coordinator's refusal of it is met like the others'.
+ */
+const ADDED_AFTER_1_0 = ["imds", "imdsProblems", "attestation"] as const;
 
 /** How long to leave the added fields out after a 1.0 coordinator refused them. */
 const LEGACY_RETRY_MS = 10 * 60_000;
@@ -73,7 +85,9 @@ export class CoordinatorClient {
       this.legacyUntil = Date.now() + LEGACY_RETRY_MS;
       sent = await this.send(withoutAddedFields(report), signal);
     }
-    return sent.ok ? sent : { ok: false, error: sent.error.message };
+    if (sent.ok) return sent;
+    const { refusedAddedField: _, ...failure } = sent.error;
+    return { ok: false, error: failure };
   }
 
   /** True while reports leave out the fields a 1.0 coordinator refused. */
@@ -82,9 +96,13 @@ export class CoordinatorClient {
   }
 
   private async send(report: RelayReport, signal?: AbortSignal): Promise<SendOutcome> {
-    const failed = (message: string, refusedAddedField = false): SendOutcome => ({
+    const failed = (
+      message: string,
+      refusedAddedField = false,
+      attestation?: AnswerAttestation,
+    ): SendOutcome => ({
       ok: false,
-      error: { message, refusedAddedField },
+      error: { message, refusedAddedField, ...(attestation ? { attestation } : {}) },
     });
     try {
       const token = await this.tokens.token();
@@ -99,9 +117,11 @@ export class CoordinatorClient {
       });
       const text = res.body;
       if (res.status < 200 || res.status > 299) {
+        const refusal = parseJsonWith(RefusalBody, text);
         return failed(
           `HTTP ${res.status}: ${text.slice(0, 300)}`,
           refusedAddedField(res.status, text),
+          refusal.ok ? refusal.value.attestation : undefined,
         );
       }
       // Any JSON here: parseReportResponse reads the directives one by one.

@@ -1,5 +1,6 @@
 import { backoffMs, delay, parseJsonWith } from "@quiesce/protocol";
 import {
+  ATTESTED_API_VERSION,
   type ImdsProblem,
   INSTANCE_METADATA_API_VERSION,
   InstanceMetadata,
@@ -8,6 +9,7 @@ import {
   type VmIdentity,
   vmIdentityFromInstanceMetadata,
 } from "@quiesce/protocol/imds";
+import { AttestedDocument } from "@quiesce/protocol/relay";
 import { z } from "zod";
 import { httpRequest, keepAliveAgents } from "../http/request";
 import { errorText } from "../log";
@@ -135,6 +137,30 @@ export class ImdsClient {
     const parsed = parseJsonWith(InstanceMetadata, a.body);
     if (!parsed.ok) throw new Error(`instance metadata malformed: ${parsed.error}`);
     return vmIdentityFromInstanceMetadata(parsed.value);
+  }
+
+  /**
+   * The attested document for this nonce (docs/auth.md, "Attestation"), as IMDS gives it: the
+   * relay neither parses nor checks the signature, the coordinator does. A short retry budget:
+   * the coordinator challenges again if this fails.
+   */
+  async readAttestedDocument(
+    nonce: string,
+    signal?: AbortSignal,
+  ): Promise<{ document: AttestedDocument } | { error: string }> {
+    const url = `${this.o.baseUrl}/metadata/attested/document?api-version=${ATTESTED_API_VERSION}&nonce=${encodeURIComponent(nonce)}`;
+    const a = await this.withRetry(
+      "attested",
+      () => this.once("GET", url, { Metadata: "true" }, undefined, this.o.timeoutMs, signal),
+      signal,
+      15_000,
+    );
+    if ("error" in a) return { error: `attested document unavailable: ${a.error}`.slice(0, 512) };
+    if (a.status !== 200)
+      return { error: `attested document: HTTP ${a.status}: ${a.body.slice(0, 200)}` };
+    const parsed = parseJsonWith(AttestedDocument, a.body);
+    if (!parsed.ok) return { error: `attested document malformed: ${parsed.error}`.slice(0, 512) };
+    return { document: parsed.value };
   }
 
   async close(): Promise<void> {

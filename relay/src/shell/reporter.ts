@@ -6,6 +6,7 @@ import { reportedHooks, requestRecover } from "../decisions/reconcile";
 import { errorText } from "../log";
 import { RELAY_VERSION } from "../version";
 import type { Approver } from "./approver";
+import type { Attester } from "./attester";
 import type { RelayContext } from "./context";
 import type { HookSupervisor } from "./hookSupervisor";
 import type { ImdsWatcher } from "./imdsWatcher";
@@ -42,11 +43,14 @@ export class Reporter {
     private readonly bootId: string,
     private readonly retry: { baseMs: number; maxMs: number },
     private readonly bounds: { min: number; max: number },
+    private readonly attester: Attester,
   ) {}
 
-  private build(): RelayReport | undefined {
+  private async build(): Promise<RelayReport | undefined> {
     const { ctx, watcher } = this;
     if (!ctx.vm) return undefined;
+    // Always sent (1.2): that this relay can attest is itself what the coordinator needs to know.
+    const attestation = await this.attester.field(ctx.stopping.signal);
     return {
       protocol: PROTOCOL_VERSION,
       cluster: ctx.settings.QUIESCE_CLUSTER,
@@ -64,6 +68,7 @@ export class Reporter {
       ...(watcher.health ? { imds: watcher.health } : {}),
       // Only when there is something to say: a coordinator before 1.1 need never see the field.
       ...(watcher.problems.length > 0 ? { imdsProblems: watcher.problems } : {}),
+      attestation,
     };
   }
 
@@ -77,8 +82,8 @@ export class Reporter {
         if (!ctx.vm || ctx.stopped) continue;
       }
       ctx.reports.dirty = false;
-      const report = this.build();
-      if (!report) continue;
+      const report = await this.build();
+      if (!report || ctx.stopped) continue;
       const outcome = await this.coordinator.report(report, ctx.stopping.signal);
       if (ctx.stopped) break;
       if (outcome.ok) {
@@ -109,13 +114,18 @@ export class Reporter {
         for (const skip of skipped)
           log.warn("directive skipped: not understood by this relay version", { ...skip });
         this.onDirectives(response.directives);
+        if (this.attester.onAnswer(response.attestation, report.attestation ?? {}))
+          ctx.reports.dirty = true; // a challenge: prove it now, not at the next heartbeat
       } else {
         stats.failuresInARow++;
-        stats.lastError = outcome.error;
+        stats.lastError = outcome.error.message;
+        // A refusal for want of a binding carries the challenge to answer on the retry.
+        if (outcome.error.attestation)
+          this.attester.onAnswer(outcome.error.attestation, report.attestation ?? {});
         // First failure and then every tenth: an outage must not flood the journal.
         if (stats.failuresInARow === 1 || stats.failuresInARow % 10 === 0) {
           log.warn("report failed; polling and hooks continue", {
-            error: outcome.error,
+            error: outcome.error.message,
             failuresInARow: stats.failuresInARow,
           });
         }

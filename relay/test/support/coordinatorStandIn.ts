@@ -34,6 +34,25 @@ export class CoordinatorStandIn extends LoopbackServer {
   extraFields: Record<string, unknown> = {};
   /** Refuse report fields a 1.0 coordinator did not know, as its strict schema did. */
   strict10 = false;
+  /**
+   * Attestation as a 1.2 coordinator under require: a report without `token` is refused with a
+   * 403 and a challenge; one whose proof's document was signed for the challenge gets the token.
+   */
+  requireAttestation: { token: string; nonce: string } | undefined;
+
+  private attest(r: RelayReport): Record<string, unknown> | undefined {
+    const want = this.requireAttestation;
+    if (!want) return undefined;
+    if (r.attestation?.token === want.token) return { standing: "bound" };
+    const proof = r.attestation?.proof;
+    const signedFor =
+      proof && "document" in proof
+        ? Buffer.from(proof.document.signature, "base64").toString("utf8").split(":")[2]
+        : undefined;
+    if (proof?.nonce === want.nonce && signedFor === want.nonce)
+      return { standing: "bound", token: want.token };
+    return { standing: "unbound", challenge: { nonce: want.nonce } };
+  }
 
   last(): RelayReport | undefined {
     return this.reports[this.reports.length - 1];
@@ -70,12 +89,19 @@ export class CoordinatorStandIn extends LoopbackServer {
         return;
       }
       this.reports.push(parsed.value);
+      const attestation = this.attest(parsed.value);
+      if (attestation && attestation.standing !== "bound" && !attestation.token) {
+        res.writeHead(403, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "not from the relay bound to this VM", attestation }));
+        return;
+      }
       const directives = [...this.standing, ...this.once];
       this.once = [];
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
         JSON.stringify({
           ...this.extraFields,
+          ...(attestation ? { attestation } : {}),
           protocol: this.protocol,
           applied: true,
           nextReportInSeconds: this.nextReportInSeconds,

@@ -107,6 +107,12 @@ export class ImdsStandIn extends LoopbackServer {
           }),
         );
       }
+      if (url.pathname === "/metadata/attested/document") {
+        // Not a real signature: relay tests check what the relay sends, the coordinator verifies.
+        const nonce = url.searchParams.get("nonce") ?? "";
+        const signature = Buffer.from(`signed:${this.vmName}:${nonce}`).toString("base64");
+        return send(200, JSON.stringify({ encoding: "pkcs7", signature }));
+      }
       if (url.pathname !== "/metadata/scheduledevents") return send(404, "{}");
       if (req.method === "POST") {
         const body = JSON.parse(seen.body) as { StartRequests: { EventId: string }[] };

@@ -22,7 +22,7 @@ export type StubReply =
   | {
       status: number;
       headers?: Record<string, string>;
-      /** A string is sent as is; anything else as JSON. */
+      /** A string or bytes (Uint8Array) are sent as they are; anything else as JSON. */
       body?: unknown;
     }
   /** Never answer: the client's timeout has to end the request. */
@@ -77,16 +77,15 @@ export async function startHttpStub(): Promise<HttpStub> {
           : script;
       if ("hang" in reply) return;
       if ("drop" in reply) return req.socket.destroy();
+      const raw = typeof reply.body === "string" || reply.body instanceof Uint8Array;
       const text =
         reply.body === undefined
           ? ""
-          : typeof reply.body === "string"
-            ? reply.body
+          : raw
+            ? (reply.body as string | Uint8Array)
             : JSON.stringify(reply.body);
       res.writeHead(reply.status, {
-        ...(typeof reply.body === "string" || reply.body === undefined
-          ? {}
-          : { "content-type": "application/json" }),
+        ...(raw || reply.body === undefined ? {} : { "content-type": "application/json" }),
         ...reply.headers,
       });
       res.end(text);
