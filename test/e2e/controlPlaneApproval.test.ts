@@ -6,6 +6,7 @@ import {
   startE2eCluster,
   waitForPhase,
 } from "@quiesce/testkit/cluster";
+import { waitFor } from "@quiesce/testkit/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acknowledgesOf, startedWithRelaysGone } from "./support/controlPlane";
 
@@ -60,7 +61,16 @@ describe("control-plane approval end to end", () => {
       /\/providers\/Microsoft\.Compute\/availabilitySets\/avset-web\/providers\/Microsoft\.Maintenance\/scheduledevents\//i,
     );
     expect(acks[0]?.principalId).toBe(c.fabric.identity.principalId);
-    const d = await c.status.event(ev.eventId, c.cluster);
+    // The fabric starts the event on the acknowledge; the coordinator records ARM's answer
+    // right after it returns: wait for that write, not for the fabric.
+    const d = await waitFor(
+      "the coordinator to record the control plane's approval",
+      async () => {
+        const x = await c.status.event(ev.eventId, c.cluster);
+        return x.approval.approvedBy !== null ? x : undefined;
+      },
+      15_000,
+    );
     expect(d.approval).toMatchObject({
       approvedBy: "control-plane",
       via: "controlPlane",
