@@ -3,7 +3,12 @@ import type { Policy } from "@quiesce/protocol/policy";
 import type { Directive, RelayReport } from "@quiesce/protocol/relay";
 import { decideApproval } from "./approval";
 import { isLiveForEvent } from "./liveness";
-import { type ClusterState, type EventRecord, memberKey } from "./state";
+import {
+  type ClusterState,
+  type EventRecord,
+  LIVENESS_GRANULARITY_SHARE,
+  memberKey,
+} from "./state";
 
 /** How soon a relay that may be handed a budget-blocked event should report again. */
 export const HANDOFF_REPORT_SECONDS = 1;
@@ -62,12 +67,19 @@ export function reportInterval(
   );
   if (directives.length > 0 || running || takesPart || mayBeElected)
     return policy.activeReportSeconds;
-  if (docEvents.size > 0)
-    return Math.min(
-      policy.idleReportSeconds,
-      Math.max(policy.activeReportSeconds, BYSTANDER_REPORT_SECONDS),
-    );
+  if (docEvents.size > 0) return bystanderInterval(policy);
   return policy.idleReportSeconds;
+}
+
+/**
+ * At most BYSTANDER_REPORT_SECONDS, and at most a third of the liveness timeout, so a bystander
+ * stays live between heartbeats whatever the policy sets; never faster than the active interval
+ * nor slower than the idle one.
+ */
+export function bystanderInterval(policy: Policy): number {
+  const keepsLive = policy.livenessTimeoutSeconds * LIVENESS_GRANULARITY_SHARE;
+  const wanted = Math.min(BYSTANDER_REPORT_SECONDS, keepsLive);
+  return Math.min(policy.idleReportSeconds, Math.max(policy.activeReportSeconds, wanted));
 }
 
 const names = (e: EventRecord, mk: string) => e.resources.some((r) => memberKey(r) === mk);

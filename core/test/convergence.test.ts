@@ -12,6 +12,7 @@ import {
 import { describe, expect, it } from "vitest";
 import {
   BYSTANDER_REPORT_SECONDS,
+  bystanderInterval,
   emptyClusterState,
   explain,
   HANDOFF_REPORT_SECONDS,
@@ -132,6 +133,14 @@ describe("the cluster's budget of events in flight", () => {
     expect(BYSTANDER_REPORT_SECONDS * 1000).toBeLessThan(policy().livenessTimeoutSeconds * 1000);
     // The named VM drains and is elected in the answer to its own report: nobody waited on vm1.
     expect(approveIds(s.send(seeAll("vm0", [e], { hooks: [drained("E")] })))).toEqual(["E"]);
+  });
+
+  it("never lets a bystander's heartbeat outlast a third of the liveness timeout", () => {
+    const s = new Sim(policy({ activeReportSeconds: 2, livenessTimeoutSeconds: 15 }));
+    const e = scheduled("E", ["vm0"]);
+    s.send(seeAll("vm0", [e]));
+    expect(s.send(seeAll("vm1", [e])).nextReportInSeconds).toBe(5);
+    expect(bystanderInterval(policy({ activeReportSeconds: 5, idleReportSeconds: 20 }))).toBe(20);
   });
 
   it("keeps a bystander at the active interval while no VM the event names could approve it", () => {
