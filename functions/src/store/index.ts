@@ -2,6 +2,8 @@ export * from "./clusterStore";
 export * from "./codec";
 export * from "./commitDecision";
 export * from "./keys";
+export * from "./memberMigration";
+export * from "./memberRows";
 export * from "./open";
 export * from "./retry";
 export * from "./rows";
