@@ -68,7 +68,7 @@ async function main() {
   };
 
   const measureAndLogPartitions = async () => {
-    log("(h) partition load at 1,000 VMs in one cluster during events (simulated time)...");
+    log("(h) partition load at 10,000 VMs in one cluster during events (simulated time)...");
     const p = await measurePartitions();
     log(`(h) busiest partition at ${p.worstShare} of its target`);
     return p;
