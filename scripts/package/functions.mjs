@@ -1,12 +1,13 @@
 // Packages the Function app: one esbuild bundle of the app's TypeScript entry point (production
-// code only, no node_modules), host.json and a dependency-free package.json, staged in
+// code only, no node_modules) and, beside it, one lazy-*.js per module the app imports
+// dynamically (loaded on first use, lazyChunks.mjs), host.json and a dependency-free package.json, staged in
 // <out>/functions/ (what azd deploys) and zipped to <out>/functions.zip (az functionapp deploy).
 import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { build } from "esbuild";
 import { buildPage } from "../../functions/scripts/build-page.mjs";
 import { workspaceSources } from "../esbuild/workspace-sources.mjs";
 import { entriesOf, writeZip } from "./archive.mjs";
+import { buildWithLazyChunks } from "./lazyChunks.mjs";
 
 /** @param {string} root repository root @param {string} out artifacts folder */
 export async function packageFunctions(root, out) {
@@ -20,9 +21,9 @@ export async function packageFunctions(root, out) {
   );
   const stage = join(out, "functions");
   rmSync(stage, { recursive: true, force: true });
-  await build({
-    entryPoints: [entry],
-    outfile: join(stage, pkg.main),
+  // app.js holds what registering the handlers and answering a report need; each dynamic
+  // import() (the Azure Monitor distro, pkijs) is its own lazy-*.js beside it (lazyChunks.mjs).
+  await buildWithLazyChunks(entry, join(stage, pkg.main), {
     bundle: true,
     platform: "node",
     target: "node22",
