@@ -1,7 +1,8 @@
 // Packages the Function app: one esbuild bundle of the app's TypeScript entry point (production
-// code only, no node_modules) and, beside it, one lazy-*.js per module the app imports
-// dynamically (loaded on first use, lazyChunks.mjs), host.json and a dependency-free package.json, staged in
-// <out>/functions/ (what azd deploys) and zipped to <out>/functions.zip (az functionapp deploy).
+// code only, no node_modules) with one lazy-*.js beside it per module the app imports
+// dynamically (loaded on first use, lazyChunks.mjs), host.json and a dependency-free
+// package.json, staged in <out>/functions/ (what azd deploys) and zipped to
+// <out>/functions.zip (az functionapp deploy).
 import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { buildPage } from "../../functions/scripts/build-page.mjs";
