@@ -140,4 +140,43 @@ describe("Functions deployment package", () => {
       [...ROUTES.map((r) => `${r.name}:httpTrigger`), "sweep:timerTrigger"].sort(),
     );
   }, 60_000);
+
+  it("loads neither the Azure Monitor distro, @azure/identity, pkijs nor undici with app.js: each is its own file, required on first use", () => {
+    const files = readZip(readFileSync(built.zip));
+    const dist = built.main.replace(/[^/]+$/, "");
+    const lazy = {
+      "lazy-azureMonitorSdk.js": ["registerAzureMonitor"],
+      "lazy-azure-identity.js": ["ManagedIdentityCredential", "DefaultAzureCredential"],
+      "lazy-libs.js": ["pkijs", "asn1js"],
+      "lazy-undici.js": ["request", "Agent"],
+    };
+    for (const f of Object.keys(lazy)) expect(files.has(`dist/${f}`), f).toBe(true);
+    // Not in app.js at all (esbuild names each bundled module in a comment): not parsed at load.
+    const app = readFileSync(built.main, "utf8");
+    for (const pkg of ["@azure/monitor-opentelemetry", "@azure/msal-node", "pkijs", "undici"])
+      expect(app.includes(`// node_modules/${pkg}/`), pkg).toBe(false);
+    // Loading app.js (no Application Insights connection string, as locally) requires none of
+    // them; each loads on its own and exports what the app takes from it.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_PATH: join(out, "worker", "node_modules"),
+    };
+    delete env.APPLICATIONINSIGHTS_CONNECTION_STRING;
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        "-e",
+        `require(${JSON.stringify(built.main)});
+         const lazy = ${JSON.stringify(lazy)};
+         const atLoad = Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(dist)}));
+         const exported = Object.fromEntries(Object.entries(lazy).map(([f, names]) =>
+           [f, names.filter((n) => n in require(${JSON.stringify(dist)} + f))]));
+         process.stdout.write(JSON.stringify({ atLoad, exported }) + "\\n");`,
+      ],
+      { env, encoding: "utf8", timeout: 30_000 },
+    );
+    const { atLoad, exported } = JSON.parse(loaded.trim().split("\n")[0] ?? "{}");
+    expect(atLoad).toEqual([built.main]);
+    expect(exported).toEqual(lazy);
+  }, 60_000);
 });
