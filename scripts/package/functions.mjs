@@ -9,6 +9,7 @@ import { buildPage } from "../../functions/scripts/build-page.mjs";
 import { workspaceSources } from "../esbuild/workspace-sources.mjs";
 import { entriesOf, writeZip } from "./archive.mjs";
 import { buildWithLazyChunks } from "./lazyChunks.mjs";
+import { zodEnglishOnly } from "./zodEnglishOnly.mjs";
 
 /** @param {string} root repository root @param {string} out artifacts folder */
 export async function packageFunctions(root, out) {
@@ -34,7 +35,7 @@ export async function packageFunctions(root, out) {
     legalComments: "linked",
     // Provided by the Functions Node worker at run time, not an npm package.
     external: ["@azure/functions-core"],
-    plugins: [workspaceSources()],
+    plugins: [workspaceSources(), zodEnglishOnly()],
     logLevel: "warning",
   });
   // The status page's static files, next to the bundle, where functions/src/ui/assets.ts looks.

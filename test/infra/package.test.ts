@@ -141,7 +141,7 @@ describe("Functions deployment package", () => {
     );
   }, 60_000);
 
-  it("loads neither the Azure Monitor distro, @azure/identity, pkijs nor undici with app.js: each is its own file, required on first use", () => {
+  it("loads neither the Azure Monitor distro, @azure/identity, pkijs nor undici with app.js (each is its own file, required on first use), and of zod's locales English only", () => {
     const files = readZip(readFileSync(built.zip));
     const dist = built.main.replace(/[^/]+$/, "");
     const lazy = {
@@ -155,6 +155,10 @@ describe("Functions deployment package", () => {
     const app = readFileSync(built.main, "utf8");
     for (const pkg of ["@azure/monitor-opentelemetry", "@azure/msal-node", "pkijs", "undici"])
       expect(app.includes(`// node_modules/${pkg}/`), pkg).toBe(false);
+    // Of zod's locales, English only (scripts/package/zodEnglishOnly.mjs).
+    expect(app.match(/^\/\/ node_modules\/zod\/v4\/locales\/.*$/gm)).toEqual([
+      "// node_modules/zod/v4/locales/en.js",
+    ]);
     // Loading app.js (no Application Insights connection string, as locally) requires none of
     // them; each loads on its own and exports what the app takes from it.
     const env: NodeJS.ProcessEnv = {
