@@ -183,4 +183,56 @@ describe("Functions deployment package", () => {
     expect(atLoad).toEqual([built.main]);
     expect(exported).toEqual(lazy);
   }, 60_000);
+
+  it("registers Azure Monitor's MeterProvider on the first invocation when a connection string is set, before the coordinator is made", () => {
+    // A worker stand-in that keeps the handlers, to invoke one as the worker would.
+    const core = join(out, "invoker", "node_modules", "@azure", "functions-core");
+    mkdirSync(core, { recursive: true });
+    writeFileSync(
+      join(core, "index.js"),
+      `module.exports = {
+         setProgrammingModel() {},
+         registerHook() { return { dispose() {} }; },
+         registerFunction(metadata, handler) { (globalThis.registered ??= {})[metadata.name] = handler; return { dispose() {} }; },
+       };`,
+    );
+    const functions = join(repoRoot, "node_modules", "@azure", "functions");
+    const invokeOnce = (connectionString: string | undefined) => {
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        NODE_PATH: join(out, "invoker", "node_modules"),
+        ...(connectionString ? { APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString } : {}),
+      };
+      // No QUIESCE_* settings: making the coordinator fails, after Azure Monitor is started.
+      const stdout = execFileSync(
+        process.execPath,
+        [
+          "-e",
+          `const f = require(${JSON.stringify(functions)});
+           require(${JSON.stringify(built.main)});
+           const provider = () => globalThis[Symbol.for("opentelemetry.js.api.1")]?.metrics?.constructor?.name ?? null;
+           const atLoad = provider();
+           globalThis.registered.relayReport(
+             new f.HttpRequest({ method: "POST", url: "http://localhost/api/relay/report", body: { string: "{}" } }),
+             new f.InvocationContext({ logHandler() {} }),
+           ).then(() => "answered", (e) => e.message).then((outcome) => {
+             const lazy = Object.keys(require.cache).filter((k) => /lazy-/.test(k)).map((k) => k.replace(/^.*[\\\\/]/, ""));
+             process.stdout.write(JSON.stringify({ atLoad, afterFirst: provider(), outcome, lazy }) + "\\n");
+             process.exit(0); // the exporter's timers would keep the process up
+           });`,
+        ],
+        { env, encoding: "utf8", timeout: 30_000 },
+      );
+      return JSON.parse(stdout.trim().split("\n").pop() ?? "{}");
+    };
+    const on = invokeOnce(
+      "InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=http://127.0.0.1:9/",
+    );
+    expect(on).toMatchObject({ atLoad: null, afterFirst: "MeterProvider" });
+    expect(on.outcome).toMatch(/QUIESCE_/);
+    expect(on.lazy).toEqual(["lazy-azureMonitorSdk.js"]);
+    const off = invokeOnce(undefined);
+    expect(off).toMatchObject({ atLoad: null, afterFirst: null, lazy: [] });
+    expect(off.outcome).toMatch(/QUIESCE_/);
+  }, 60_000);
 });
