@@ -3,6 +3,7 @@ import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { type AttestationResult, measureAttestation } from "./attestation";
+import { type ColdStartResult, measureColdStart } from "./coldStart";
 import { type ControlPlaneResult, measureControlPlane } from "./controlPlane";
 import { type ConvergenceResult, measureConvergence } from "./convergence";
 import { type CostResult, measureCost, renderCost } from "./cost";
@@ -38,6 +39,8 @@ export interface BenchResults {
   controlPlane?: ControlPlaneResult;
   /** (k) what a report costs with attestation: bound, the challenge, the first proof, a re-attestation. */
   attestation?: AttestationResult;
+  /** (l) the packaged Function app from a fresh process: load, memory, the first report. */
+  coldStart?: ColdStartResult;
   relayIdle: unknown;
   /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
   statusScale: StatusScaleResult | null;
@@ -101,6 +104,15 @@ async function main() {
     return r;
   };
 
+  const measureAndLogColdStart = async () => {
+    log("(l) cold start of the packaged Function app, fresh processes...");
+    const r = await measureColdStart(root, Number(process.env.BENCH_COLD_START_RUNS ?? 5), log);
+    log(
+      `(l) load ${r.load.ms.median} ms, ${r.load.rssMB.median} MB; first report ${r.firstReport.ms.median} ms (${r.firstReportWithAzureMonitor.ms.median} ms with Azure Monitor)`,
+    );
+    return r;
+  };
+
   // `--only <figure>`: measure that figure alone and put it into the last full results.
   const alone = {
     events: async () => ({ events: await measureEvents(Number(process.env.BENCH_EVENTS ?? 10)) }),
@@ -110,6 +122,7 @@ async function main() {
     scale: async () => ({ scale: await measureAndLogScale() }),
     "control-plane": async () => ({ controlPlane: await measureAndLogControlPlane() }),
     attestation: async () => ({ attestation: await measureAndLogAttestation() }),
+    "cold-start": async () => ({ coldStart: await measureAndLogColdStart() }),
   } as const;
   const latestFile = join(out, "latest.json");
   const only = process.argv.includes("--only")
@@ -139,6 +152,7 @@ async function main() {
   const scale = await measureAndLogScale();
   const controlPlane = await measureAndLogControlPlane();
   const attestation = await measureAndLogAttestation();
+  const coldStart = await measureAndLogColdStart();
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = readResults(idleFile, z.unknown());
@@ -162,6 +176,7 @@ async function main() {
     scale,
     controlPlane,
     attestation,
+    coldStart,
     relayIdle,
     statusScale,
   };

@@ -1,4 +1,5 @@
 import { renderAttestation } from "./attestationRender";
+import { renderColdStart } from "./coldStartRender";
 import { renderControlPlane } from "./controlPlaneRender";
 import { renderCost } from "./cost";
 import type { BenchResults } from "./main";
@@ -161,6 +162,7 @@ export function renderMarkdown(r: BenchResults): string {
   }
   if (r.controlPlane) lines.push(...renderControlPlane(r.controlPlane));
   if (r.attestation) lines.push(...renderAttestation(r.attestation));
+  if (r.coldStart) lines.push(...renderColdStart(r.coldStart));
   if (r.cost)
     lines.push("## (g) Cost per VM-month, from measured reports", "", ...renderCost(r.cost), "");
   const idle = r.relayIdle as RelayIdle | null;

@@ -1,6 +1,7 @@
 export * from "./clusterStore";
 export * from "./codec";
 export * from "./commitDecision";
+export * from "./credential";
 export * from "./keys";
 export * from "./memberMigration";
 export * from "./memberRows";
