@@ -3,10 +3,11 @@ import {
   createHttpHeaders,
   createPipelineRequest,
   type HttpClient,
-  type PipelineResponse,
+  type Pipeline,
   RestError,
 } from "@azure/core-rest-pipeline";
 import type { TableClient } from "@azure/data-tables";
+import { readHttpClient } from "./readHttpClient";
 
 /**
  * One entity by its keys, as `TableClient.getEntity` returns it, sent through the client's own
@@ -19,6 +20,7 @@ import type { TableClient } from "@azure/data-tables";
 
 /** One pool of connections for the tables' clients and these reads (tableClient() passes it). */
 export const sharedHttpClient: HttpClient = createDefaultHttpClient();
+const readClient = readHttpClient(sharedHttpClient);
 
 // What the generated client sends for queryEntitiesWithPartitionAndRowKey (API version 2019-02-02).
 const HEADERS = {
@@ -26,6 +28,34 @@ const HEADERS = {
   "x-ms-version": "2019-02-02",
   DataServiceVersion: "3.0",
 };
+
+/**
+ * The client's pipeline without the policies that do nothing for a GET without a body and
+ * without an operation spec: (de)serialization (no spec; the body is parsed here, once), form
+ * data and multipart (no body), tracing (spans go nowhere: the Azure SDK's instrumentation is off,
+ * telemetry/azureMonitor.ts), decompression (without its Accept-Encoding the service answers
+ * plain JSON). Kept: proxy, abort signals, user agent, request id, the credential, retries,
+ * redirects, logging.
+ */
+const LEFT_OUT = [
+  "serializationPolicy",
+  "deserializationPolicy",
+  "formDataPolicy",
+  "multipartPolicy",
+  "tracingPolicy",
+  "decompressResponsePolicy",
+];
+const readPipelines = new WeakMap<TableClient, Pipeline>();
+
+function readPipeline(client: TableClient): Pipeline {
+  let pipeline = readPipelines.get(client);
+  if (!pipeline) {
+    pipeline = client.pipeline.clone();
+    for (const name of LEFT_OUT) pipeline.removePolicy({ name });
+    readPipelines.set(client, pipeline);
+  }
+  return pipeline;
+}
 
 /** A key inside `PartitionKey='...'`: quotes doubled (OData), then URL-encoded, as the SDK does. */
 const keyInUrl = (key: string) => encodeURIComponent(key.replaceAll("'", "''"));
@@ -43,29 +73,25 @@ export async function pointRead(
     // and a token credential's own policy refuses http: an http URL here was allowed already.
     allowInsecureConnection: client.url.startsWith("http://"),
   });
-  const response = await client.pipeline.sendRequest(sharedHttpClient, request);
+  const response = await readPipeline(client).sendRequest(readClient, request);
   if (response.status === 404) return null;
-  const body = bodyOf(response);
+  const text = response.bodyAsText ?? "";
   if (response.status !== 200)
-    throw new RestError(`Table Storage answered ${response.status} (${errorCode(body)})`, {
+    throw new RestError(`Table Storage answered ${response.status}: ${text.slice(0, 300)}`, {
       statusCode: response.status,
-      code: errorCode(body),
+      code: errorCode(text),
       request,
       response,
     });
+  const body: unknown = JSON.parse(text);
   if (typeof body !== "object" || body === null) throw new Error("Table Storage: not an entity");
   return fromOData(body as Record<string, unknown>);
 }
 
-/** The pipeline's deserialization policy has already parsed a JSON body: not parsed twice. */
-function bodyOf(response: PipelineResponse): unknown {
-  if ("parsedBody" in response) return response.parsedBody;
-  return response.bodyAsText ? JSON.parse(response.bodyAsText) : undefined;
-}
-
-function errorCode(body: unknown): string {
-  const e = (body as { "odata.error"?: { code?: unknown } } | undefined)?.["odata.error"];
-  return typeof e?.code === "string" ? e.code : "no error code";
+/** The service's error code, from its JSON (OData) or XML error body, when it has one. */
+function errorCode(text: string): string | undefined {
+  const m = /"code"\s*:\s*"([^"]+)"|<Code>([^<]+)<\/Code>/.exec(text);
+  return m?.[1] ?? m?.[2];
 }
 
 const NAMES: Record<string, string> = {
@@ -78,11 +104,17 @@ const NAMES: Record<string, string> = {
 /** The SDK's deserialization (type conversion on): what its getEntity returns, property for property. */
 function fromOData(o: Record<string, unknown>): Record<string, unknown> {
   const entity: Record<string, unknown> = {};
-  for (const key of Object.keys(o)) {
-    if (key.includes("@odata.type")) continue;
-    const type = o[`${key}@odata.type`];
-    entity[NAMES[key] ?? key] = type === undefined ? o[key] : typed(o[key], type);
+  let types = false;
+  for (const key in o) {
+    if (key.endsWith("@odata.type")) types = true;
+    else entity[NAMES[key] ?? key] = o[key];
   }
+  if (types)
+    for (const key in o)
+      if (key.endsWith("@odata.type")) {
+        const name = key.slice(0, -"@odata.type".length);
+        entity[NAMES[name] ?? name] = typed(o[name], o[key]);
+      }
   return entity;
 }
 
