@@ -82,7 +82,7 @@ export interface DuringEventAB {
  * warmed as (c) warms them, for profiling the coordinator's CPU per report (with
  * BENCH_COORDINATOR_NODE_ARGS) without the minute (c) takes first. With BENCH_BASELINE_COORDINATOR
  * (a coordinator.cjs bundled from other code) both run side by side on the same Azurite, their
- * rounds in the order baseline, this, this, baseline: CPU time per report on a shared machine
+ * rounds in the order baseline, this, this, baseline, this, baseline, baseline, this: CPU time per report on a shared machine
  * drifts with its load, and this way the drift weighs on both alike.
  */
 export async function measureDuringEventAlone(): Promise<DuringEventAB> {
@@ -107,7 +107,7 @@ export async function measureDuringEventAlone(): Promise<DuringEventAB> {
         base: await eventFleet(base, vms, `bench-event-${vms}-baseline`),
       };
       const runs = { ours: [] as LoadRun[], base: [] as LoadRun[] };
-      for (const who of ["base", "ours", "ours", "base"] as const)
+      for (const who of ["base", "ours", "ours", "base", "ours", "base", "base", "ours"] as const)
         runs[who].push(await (who === "ours" ? ours : base)(fleets[who], { ms: ROUND_MS / 2 }));
       for (const who of ["ours", "base"] as const)
         measured[who].push({ events: vms / 10, ...combined(runs[who]) });
