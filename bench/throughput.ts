@@ -81,9 +81,8 @@ export interface DuringEventAB {
  * `--only during-event`: (d)'s heartbeats during events alone, on a fresh Azurite and coordinator
  * warmed as (c) warms them, for profiling the coordinator's CPU per report (with
  * BENCH_COORDINATOR_NODE_ARGS) without the minute (c) takes first. With BENCH_BASELINE_COORDINATOR
- * (a coordinator.cjs bundled from other code) both run side by side on the same Azurite, their
- * rounds in the order baseline, this, this, baseline, this, baseline, baseline, this: CPU time per report on a shared machine
- * drifts with its load, and this way the drift weighs on both alike.
+ * (a coordinator.cjs bundled from other code) both run side by side on the same Azurite, each
+ * with its own fleet and load generator, at the same time.
  */
 export async function measureDuringEventAlone(): Promise<DuringEventAB> {
   const baseline = process.env.BENCH_BASELINE_COORDINATOR;
@@ -107,8 +106,16 @@ export async function measureDuringEventAlone(): Promise<DuringEventAB> {
         base: await eventFleet(base, vms, `bench-event-${vms}-baseline`),
       };
       const runs = { ours: [] as LoadRun[], base: [] as LoadRun[] };
-      for (const who of ["base", "ours", "ours", "base", "ours", "base", "base", "ours"] as const)
-        runs[who].push(await (who === "ours" ? ours : base)(fleets[who], { ms: ROUND_MS / 2 }));
+      // Both at once, under the same load: on a shared machine, CPU time per report drifts with
+      // whatever else runs, and rounds taken one after the other caught different moments.
+      for (let r = 0; r < 2; r++) {
+        const [o, b] = await Promise.all([
+          ours(fleets.ours, { ms: ROUND_MS }),
+          base(fleets.base, { ms: ROUND_MS }),
+        ]);
+        runs.ours.push(o);
+        runs.base.push(b);
+      }
       for (const who of ["ours", "base"] as const)
         measured[who].push({ events: vms / 10, ...combined(runs[who]) });
     }
