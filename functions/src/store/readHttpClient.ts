@@ -22,6 +22,8 @@ export function readHttpClient(fallback: HttpClient): HttpClient {
   return {
     async sendRequest(request: PipelineRequest): Promise<PipelineResponse> {
       if (!plainGet(request)) return fallback.sendRequest(request);
+      // As node:http's client: an aborted request is not sent (undici would still connect).
+      if (request.abortSignal?.aborted) throw abortError();
       if (request.url.startsWith("http:") && !request.allowInsecureConnection)
         throw new Error(`Cannot connect to ${request.url} while allowInsecureConnection is false.`);
       try {
@@ -44,6 +46,12 @@ export function readHttpClient(fallback: HttpClient): HttpClient {
       }
     },
   };
+}
+
+function abortError(): Error {
+  const e = new Error("The operation was aborted. Request has already been canceled.");
+  e.name = "AbortError";
+  return e;
 }
 
 function plainGet(r: PipelineRequest): boolean {
