@@ -13,7 +13,7 @@ import { renderMarkdown } from "./render";
 import { LatestResults, readResults, StatusScaleFile } from "./resultsFile";
 import { measureScale, type ScaleResult } from "./scale";
 import type { StatusScaleResult } from "./statusScale";
-import { measureThroughput, type ThroughputResult } from "./throughput";
+import { measureDuringEventAlone, measureThroughput, type ThroughputResult } from "./throughput";
 
 /**
  * `npm run bench`: every figure of the issue measured side by side in one run on this machine,
@@ -123,6 +123,22 @@ async function main() {
     "control-plane": async () => ({ controlPlane: await measureAndLogControlPlane() }),
     attestation: async () => ({ attestation: await measureAndLogAttestation() }),
     "cold-start": async () => ({ coldStart: await measureAndLogColdStart() }),
+    // (d)'s heartbeats during events, into the last run's throughput section.
+    "during-event": async (last: z.output<typeof LatestResults>) => {
+      log("(d) heartbeats during events...");
+      const { duringEvent, baseline } = await measureDuringEventAlone();
+      const sides = [
+        ["this", duringEvent],
+        ["baseline", baseline?.duringEvent ?? []],
+      ] as const;
+      for (const [who, runs] of sides)
+        for (const x of runs)
+          log(
+            `(d) ${who} ${x.vms} VMs: ${x.coordinatorCpuMsPerReport} CPU ms/report, ${x.opsPerReport.total} ops, ${x.reportsPerSecond} reports/s`,
+          );
+      const withBaseline = baseline ? { duringEventBaseline: baseline } : {};
+      return { throughput: { ...last.throughput, duringEvent, ...withBaseline } };
+    },
   } as const;
   const latestFile = join(out, "latest.json");
   const only = process.argv.includes("--only")
@@ -132,7 +148,7 @@ async function main() {
     throw new Error(`--only ${only}: one of ${Object.keys(alone).join(", ")}`);
   const previous = only ? readResults(latestFile, LatestResults) : null;
   if (only && previous) {
-    const merged = { ...previous, ...(await alone[only as keyof typeof alone]()) };
+    const merged = { ...previous, ...(await alone[only as keyof typeof alone](previous)) };
     writeFileSync(latestFile, `${JSON.stringify(merged, null, 2)}\n`);
     writeFileSync(join(out, "latest.md"), renderMarkdown(merged));
     process.stdout.write(renderMarkdown(merged));

@@ -79,6 +79,14 @@ export function renderMarkdown(r: BenchResults): string {
             x,
           ] as const,
       ),
+      // `--only during-event` with BENCH_BASELINE_COORDINATOR: the same load on another build.
+      ...(t.duringEventBaseline?.duringEvent ?? []).map(
+        (x) =>
+          [
+            `baseline ${t.duringEventBaseline?.bundle.split("/").pop()}: heartbeat during events (${x.vms} VMs, ${x.events} Scheduled event${x.events > 1 ? "s" : ""}; ${x.reportsPerSecond} reports/s)`,
+            x,
+          ] as const,
+      ),
     ].map(([what, x]) =>
       typeof what === "string" && typeof x === "object"
         ? `| ${what} | ${x.opsPerReport.reads} | ${x.opsPerReport.queries} | ${x.opsPerReport.writes} | ${x.opsPerReport.total} | ${x.coordinatorCpuMsPerReport} ms |`
