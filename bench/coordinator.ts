@@ -4,14 +4,15 @@ import { type CoordinatorProcess, startCoordinatorProcess } from "@quiesce/testk
 /**
  * A coordinator process for a figure (the testkit's, without a sweep: its own table traffic would
  * blur the per-report counts). bench/run.mjs bundles it next to this bundle as coordinator.cjs.
- * BENCH_COORDINATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles it.
+ * BENCH_COORDINATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles it; `bundle`
+ * runs another build of it instead (a baseline for an A/B figure).
  */
 export function startBenchCoordinator(
   connectionString: string,
-  o: { execArgv?: string[]; metrics?: boolean; keysDir?: string } = {},
+  o: { execArgv?: string[]; metrics?: boolean; keysDir?: string; bundle?: string } = {},
 ): Promise<CoordinatorProcess> {
   return startCoordinatorProcess({
-    bundle: join(__dirname, "coordinator.cjs"),
+    bundle: o.bundle ?? join(__dirname, "coordinator.cjs"),
     connectionString,
     name: "bench coordinator",
     inheritOutput: true,

@@ -3,6 +3,7 @@ import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { type AttestationResult, measureAttestation } from "./attestation";
+import { type ColdStartResult, measureColdStart } from "./coldStart";
 import { type ControlPlaneResult, measureControlPlane } from "./controlPlane";
 import { type ConvergenceResult, measureConvergence } from "./convergence";
 import { type CostResult, measureCost, renderCost } from "./cost";
@@ -12,7 +13,7 @@ import { renderMarkdown } from "./render";
 import { LatestResults, readResults, StatusScaleFile } from "./resultsFile";
 import { measureScale, type ScaleResult } from "./scale";
 import type { StatusScaleResult } from "./statusScale";
-import { measureThroughput, type ThroughputResult } from "./throughput";
+import { measureDuringEventAlone, measureThroughput, type ThroughputResult } from "./throughput";
 
 /**
  * `npm run bench`: every figure of the issue measured side by side in one run on this machine,
@@ -38,6 +39,8 @@ export interface BenchResults {
   controlPlane?: ControlPlaneResult;
   /** (k) what a report costs with attestation: bound, the challenge, the first proof, a re-attestation. */
   attestation?: AttestationResult;
+  /** (l) the packaged Function app from a fresh process: load, memory, the first report. */
+  coldStart?: ColdStartResult;
   relayIdle: unknown;
   /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
   statusScale: StatusScaleResult | null;
@@ -68,7 +71,7 @@ async function main() {
   };
 
   const measureAndLogPartitions = async () => {
-    log("(h) partition load at 1,000 VMs in one cluster during events (simulated time)...");
+    log("(h) partition load at 10,000 VMs in one cluster during events (simulated time)...");
     const p = await measurePartitions();
     log(`(h) busiest partition at ${p.worstShare} of its target`);
     return p;
@@ -101,6 +104,15 @@ async function main() {
     return r;
   };
 
+  const measureAndLogColdStart = async () => {
+    log("(l) cold start of the packaged Function app, fresh processes...");
+    const r = await measureColdStart(root, Number(process.env.BENCH_COLD_START_RUNS ?? 5), log);
+    log(
+      `(l) load ${r.load.ms.median} ms, ${r.load.rssMB.median} MB; first report ${r.firstReport.ms.median} ms (${r.firstReportWithAzureMonitor.ms.median} ms with Azure Monitor)`,
+    );
+    return r;
+  };
+
   // `--only <figure>`: measure that figure alone and put it into the last full results.
   const alone = {
     events: async () => ({ events: await measureEvents(Number(process.env.BENCH_EVENTS ?? 10)) }),
@@ -110,6 +122,23 @@ async function main() {
     scale: async () => ({ scale: await measureAndLogScale() }),
     "control-plane": async () => ({ controlPlane: await measureAndLogControlPlane() }),
     attestation: async () => ({ attestation: await measureAndLogAttestation() }),
+    "cold-start": async () => ({ coldStart: await measureAndLogColdStart() }),
+    // (d)'s heartbeats during events, into the last run's throughput section.
+    "during-event": async (last: z.output<typeof LatestResults>) => {
+      log("(d) heartbeats during events...");
+      const { duringEvent, baseline } = await measureDuringEventAlone();
+      const sides = [
+        ["this", duringEvent],
+        ["baseline", baseline?.duringEvent ?? []],
+      ] as const;
+      for (const [who, runs] of sides)
+        for (const x of runs)
+          log(
+            `(d) ${who} ${x.vms} VMs: ${x.coordinatorCpuMsPerReport} CPU ms/report, ${x.opsPerReport.total} ops, ${x.reportsPerSecond} reports/s`,
+          );
+      const withBaseline = baseline ? { duringEventBaseline: baseline } : {};
+      return { throughput: { ...last.throughput, duringEvent, ...withBaseline } };
+    },
   } as const;
   const latestFile = join(out, "latest.json");
   const only = process.argv.includes("--only")
@@ -119,7 +148,7 @@ async function main() {
     throw new Error(`--only ${only}: one of ${Object.keys(alone).join(", ")}`);
   const previous = only ? readResults(latestFile, LatestResults) : null;
   if (only && previous) {
-    const merged = { ...previous, ...(await alone[only as keyof typeof alone]()) };
+    const merged = { ...previous, ...(await alone[only as keyof typeof alone](previous)) };
     writeFileSync(latestFile, `${JSON.stringify(merged, null, 2)}\n`);
     writeFileSync(join(out, "latest.md"), renderMarkdown(merged));
     process.stdout.write(renderMarkdown(merged));
@@ -139,6 +168,7 @@ async function main() {
   const scale = await measureAndLogScale();
   const controlPlane = await measureAndLogControlPlane();
   const attestation = await measureAndLogAttestation();
+  const coldStart = await measureAndLogColdStart();
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = readResults(idleFile, z.unknown());
@@ -162,6 +192,7 @@ async function main() {
     scale,
     controlPlane,
     attestation,
+    coldStart,
     relayIdle,
     statusScale,
   };

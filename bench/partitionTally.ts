@@ -34,7 +34,8 @@ export class TalliedTable extends CountedTable {
   }
   override async query(filter: string | undefined, select?: string[]) {
     const rows = await super.query(filter, select);
-    if (rows.length === 0) this.add(/PartitionKey eq '([^']*)'/.exec(filter ?? "")?.[1] ?? "?", 1);
+    if (rows.length === 0)
+      this.add(/PartitionKey (?:eq|ge) '([^']*)'/.exec(filter ?? "")?.[1] ?? "?", 1);
     for (const r of rows) this.add(r.partitionKey, 1);
     return rows;
   }

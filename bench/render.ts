@@ -1,4 +1,5 @@
 import { renderAttestation } from "./attestationRender";
+import { renderColdStart } from "./coldStartRender";
 import { renderControlPlane } from "./controlPlaneRender";
 import { renderCost } from "./cost";
 import type { BenchResults } from "./main";
@@ -78,6 +79,14 @@ export function renderMarkdown(r: BenchResults): string {
             x,
           ] as const,
       ),
+      // `--only during-event` with BENCH_BASELINE_COORDINATOR: the same load on another build.
+      ...(t.duringEventBaseline?.duringEvent ?? []).map(
+        (x) =>
+          [
+            `baseline ${t.duringEventBaseline?.bundle.split("/").pop()}: heartbeat during events (${x.vms} VMs, ${x.events} Scheduled event${x.events > 1 ? "s" : ""}; ${x.reportsPerSecond} reports/s)`,
+            x,
+          ] as const,
+      ),
     ].map(([what, x]) =>
       typeof what === "string" && typeof x === "object"
         ? `| ${what} | ${x.opsPerReport.reads} | ${x.opsPerReport.queries} | ${x.opsPerReport.writes} | ${x.opsPerReport.total} | ${x.coordinatorCpuMsPerReport} ms |`
@@ -114,9 +123,9 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.partitions) {
     const p = r.partitions;
     lines.push(
-      "## (h) Table partition load at 1,000 VMs in one cluster",
+      `## (h) Table partition load at ${p.vms.toLocaleString("en-US")} VMs in one cluster`,
       "",
-      `${p.vms} VMs in ${p.groups} placement groups of ${p.vms / p.groups}; each event names ${p.affectedPerEvent} VMs of its group and is seen by all of it; ${p.simulatedSeconds} s of simulated time with every relay at the cadence its answers ask for and the sweep every 10 s. Entities per second per partition key (a point read or write is one, a query as many as it returns) against Table Storage's ${p.targetEntitiesPerSecond} per partition (target: the busiest at most ${p.limit * 100} % with one event: ${verdict(p.pass)}).`,
+      `${p.vms} VMs in ${p.groups} placement groups of ${p.vms / p.groups}; each event names ${p.affectedPerEvent} VMs of its group and is seen by all of it; ${p.simulatedSeconds} s of simulated time with every relay at the cadence its answers ask for and the sweep every 10 s. Entities per second per partition key (a point read or write is one, a query as many as it returns) against Table Storage's ${p.targetEntitiesPerSecond} per partition (target: the busiest at most ${p.limit * 100} % in every scenario, the wave included: ${verdict(p.pass)}).`,
       "",
       "| Scenario | Reports/s | Busiest partitions (entities/s, share of the target) |",
       "| --- | --- | --- |",
@@ -161,6 +170,7 @@ export function renderMarkdown(r: BenchResults): string {
   }
   if (r.controlPlane) lines.push(...renderControlPlane(r.controlPlane));
   if (r.attestation) lines.push(...renderAttestation(r.attestation));
+  if (r.coldStart) lines.push(...renderColdStart(r.coldStart));
   if (r.cost)
     lines.push("## (g) Cost per VM-month, from measured reports", "", ...renderCost(r.cost), "");
   const idle = r.relayIdle as RelayIdle | null;

@@ -1,4 +1,5 @@
 import { startAzurite } from "@quiesce/functions";
+import type { CoordinatorProcess } from "@quiesce/testkit/coordinator";
 import { startBenchCoordinator } from "./coordinator";
 import { CONCURRENCY, EventFleet, type LoadRun, loadRun, type Ops, rawUpserts } from "./load";
 import { median, round } from "./stats";
@@ -41,7 +42,114 @@ export interface ThroughputResult {
     }
   >;
   duringEvent: DuringEvent[];
+  /** `--only during-event` with BENCH_BASELINE_COORDINATOR: the same load on the baseline, side by side. */
+  duringEventBaseline?: { bundle: string; duringEvent: DuringEvent[] };
   firstReports: LoadRun;
+}
+
+type Load = (fleet: EventFleet, limit: { ms?: number; total?: number }) => Promise<LoadRun>;
+
+/** (d)'s fleet of `vms` VMs in groups of 10, registered, each group seeing its event. */
+async function eventFleet(load: Load, vms: number, cluster: string): Promise<EventFleet> {
+  const fleet = new EventFleet("ev-", vms, 3, cluster);
+  await load(fleet, { total: vms });
+  fleet.scheduleEvents(10);
+  await load(fleet, { total: 2 * vms }); // first sight of each event, readiness rows
+  return fleet;
+}
+
+/**
+ * (d) during an event: one group of 10 VMs with one Scheduled event, then 100 VMs in ten groups
+ * of 10, each group with its own (a report loads every active event of its cluster).
+ */
+async function measureDuringEvent(load: Load): Promise<DuringEvent[]> {
+  const duringEvent: DuringEvent[] = [];
+  for (const vms of [10, 100]) {
+    const fleet = await eventFleet(load, vms, `bench-event-${vms}`);
+    duringEvent.push({ events: vms / 10, ...(await load(fleet, { ms: ROUND_MS })) });
+  }
+  return duringEvent;
+}
+
+export interface DuringEventAB {
+  duringEvent: DuringEvent[];
+  /** The same load on a coordinator built from other code (BENCH_BASELINE_COORDINATOR). */
+  baseline?: { bundle: string; duringEvent: DuringEvent[] };
+}
+
+/**
+ * `--only during-event`: (d)'s heartbeats during events alone, on a fresh Azurite and coordinator
+ * warmed as (c) warms them, for profiling the coordinator's CPU per report (with
+ * BENCH_COORDINATOR_NODE_ARGS) without the minute (c) takes first. With BENCH_BASELINE_COORDINATOR
+ * (a coordinator.cjs bundled from other code) both run side by side on the same Azurite, each
+ * with its own fleet and load generator, at the same time.
+ */
+export async function measureDuringEventAlone(): Promise<DuringEventAB> {
+  const baseline = process.env.BENCH_BASELINE_COORDINATOR;
+  const azurite = await startAzurite();
+  const started: CoordinatorProcess[] = [];
+  try {
+    const start = async (bundle?: string) => {
+      const c = await startBenchCoordinator(azurite.connectionString, bundle ? { bundle } : {});
+      started.push(c);
+      const load: Load = (fleet, limit) => loadRun(c, fleet, limit);
+      await load(new EventFleet("warm-", 200, 3, "bench-warm-up"), { ms: WARMUP_MS });
+      return load;
+    };
+    const ours = await start();
+    if (!baseline) return { duringEvent: await measureDuringEvent(ours) };
+    const base = await start(baseline);
+    const measured = { ours: [] as DuringEvent[], base: [] as DuringEvent[] };
+    for (const vms of [10, 100]) {
+      const fleets = {
+        ours: await eventFleet(ours, vms, `bench-event-${vms}`),
+        base: await eventFleet(base, vms, `bench-event-${vms}-baseline`),
+      };
+      const runs = { ours: [] as LoadRun[], base: [] as LoadRun[] };
+      // Both at once, under the same load: on a shared machine, CPU time per report drifts with
+      // whatever else runs, and rounds taken one after the other caught different moments.
+      for (let r = 0; r < 2; r++) {
+        const [o, b] = await Promise.all([
+          ours(fleets.ours, { ms: ROUND_MS }),
+          base(fleets.base, { ms: ROUND_MS }),
+        ]);
+        runs.ours.push(o);
+        runs.base.push(b);
+      }
+      for (const who of ["ours", "base"] as const)
+        measured[who].push({ events: vms / 10, ...combined(runs[who]) });
+    }
+    return {
+      duringEvent: measured.ours,
+      baseline: { bundle: baseline, duringEvent: measured.base },
+    };
+  } finally {
+    for (const c of started) await c.stop();
+    await azurite.stop();
+  }
+}
+
+/** Runs of one fleet as one: totals summed, rates and per-report figures over the totals. */
+function combined(runs: LoadRun[]): LoadRun {
+  const reports = runs.reduce((t, x) => t + x.reports, 0);
+  const seconds = runs.reduce((t, x) => t + x.seconds, 0);
+  const per = (f: (x: LoadRun) => number) =>
+    round(runs.reduce((t, x) => t + f(x) * x.reports, 0) / Math.max(1, reports), 3);
+  const ops = {
+    reads: per((x) => x.opsPerReport.reads),
+    queries: per((x) => x.opsPerReport.queries),
+    writes: per((x) => x.opsPerReport.writes),
+  };
+  return {
+    vms: runs[0]?.vms ?? 0,
+    concurrency: CONCURRENCY,
+    seconds: round(seconds, 2),
+    reports,
+    errors: runs.reduce((t, x) => t + x.errors, 0),
+    reportsPerSecond: round(reports / seconds, 1),
+    opsPerReport: { ...ops, total: round(ops.reads + ops.queries + ops.writes, 3) },
+    coordinatorCpuMsPerReport: per((x) => x.coordinatorCpuMsPerReport),
+  };
 }
 
 export async function measureThroughput(
@@ -54,8 +162,7 @@ export async function measureThroughput(
       metrics: opts.metrics ?? false,
     });
     try {
-      const load = (fleet: EventFleet, limit: { ms?: number; total?: number }) =>
-        loadRun(local, fleet, limit);
+      const load: Load = (fleet, limit) => loadRun(local, fleet, limit);
 
       // The machine is shared, so raw upserts and coordinator reports alternate in short rounds
       // (raw, reports, raw, reports, ..., raw) and each round's reports are compared with the raw
@@ -126,16 +233,7 @@ export async function measureThroughput(
         });
       }
 
-      // (d) during an event: one group of 10 VMs with one Scheduled event, then 100 VMs in ten
-      // groups of 10, each group with its own (a report loads every active event of its cluster).
-      const duringEvent: DuringEvent[] = [];
-      for (const vms of [10, 100]) {
-        const fleet = new EventFleet("ev-", vms, 3, `bench-event-${vms}`);
-        await load(fleet, { total: vms });
-        fleet.scheduleEvents(10);
-        await load(fleet, { total: 2 * vms }); // first sight of each event, readiness rows
-        duringEvent.push({ events: vms / 10, ...(await load(fleet, { ms: ROUND_MS })) });
-      }
+      const duringEvent = await measureDuringEvent(load);
 
       return {
         concurrency: CONCURRENCY,

@@ -164,14 +164,28 @@ function nextPhase(
   policy: Policy,
 ): { phase: Phase; reason: string } {
   if (e.leftAt !== null) {
+    // Recovering counts as started only when it was (seen Started, or it left after NotBefore):
+    // the load-balancer wait of an event that left unstarted, below, is Recovering too.
     const wasStarted =
       e.status === "Started" ||
       e.approvedAt !== null ||
-      ["Started", "Recovering", "Unplanned", "ExpiredAtNotBefore"].includes(e.phase);
-    if (!wasStarted)
-      return { phase: "Cancelled", reason: "left the document while still Scheduled" };
-    const owed = recoversOwed(state, e, now, policy);
+      ["Started", "Unplanned", "ExpiredAtNotBefore"].includes(e.phase) ||
+      (e.phase === "Recovering" &&
+        (e.startedAt !== null || (e.notBefore !== null && e.leftAt >= e.notBefore)));
     const lbOwed = restoresOwed(state, e);
+    if (!wasStarted) {
+      // Taken out of a load balancer before it left (cancelled, or started and over while the
+      // coordinator did not hear): not ended until its VMs are back, or the sweep, which visits
+      // only clusters with events not ended, would never put them back.
+      if (lbOwed.length > 0 && now - e.leftAt < policy.recoverTimeoutSeconds * 1000)
+        return {
+          phase: "Recovering",
+          reason:
+            "left the document while still Scheduled; putting VMs back in their load balancers",
+        };
+      return { phase: "Cancelled", reason: "left the document while still Scheduled" };
+    }
+    const owed = recoversOwed(state, e, now, policy);
     if (owed.length + lbOwed.length > 0 && now - e.leftAt < policy.recoverTimeoutSeconds * 1000)
       return {
         phase: "Recovering",

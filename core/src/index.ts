@@ -8,7 +8,7 @@ export {
 } from "./approval";
 export * from "./attestation";
 export * from "./attestationState";
-export { HANDOFF_REPORT_SECONDS } from "./cadence";
+export { BYSTANDER_REPORT_SECONDS, bystanderInterval, HANDOFF_REPORT_SECONDS } from "./cadence";
 export { needsClusterEvents } from "./clusterEvents";
 export * from "./controlPlane";
 export * from "./controlPlaneOutcome";

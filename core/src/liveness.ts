@@ -3,8 +3,9 @@ import { type EventRecord, LIVENESS_GRANULARITY_SHARE, type Member } from "./sta
 
 /**
  * How long a relay may stay silent and still count as live. It follows the cadence the
- * coordinator asked of it: a relay that sees events reports every `activeReportSeconds` (and at
- * once on every document change), so `livenessTimeoutSeconds` applies; an idle relay reports
+ * coordinator asked of it: a relay that sees events reports every `activeReportSeconds` (a
+ * bystander, named by none, at most every third of this timeout: cadence.ts), and at once on
+ * every document change, so `livenessTimeoutSeconds` applies; an idle relay reports
  * every `idleReportSeconds` (5 min by default, to keep an idle VM nearly free), so the longer
  * `idleLivenessTimeoutSeconds` applies. What it costs is only how soon a silent idle relay is
  * reported (coverage alerts): approval never relies on an idle relay's liveness alone, see

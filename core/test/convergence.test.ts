@@ -10,7 +10,14 @@ import {
   T0,
 } from "@quiesce/testkit/documents";
 import { describe, expect, it } from "vitest";
-import { emptyClusterState, explain, HANDOFF_REPORT_SECONDS, storedHooks } from "../src";
+import {
+  BYSTANDER_REPORT_SECONDS,
+  bystanderInterval,
+  emptyClusterState,
+  explain,
+  HANDOFF_REPORT_SECONDS,
+  storedHooks,
+} from "../src";
 import { approveIds, policy, Sim } from "./fixtures";
 
 /**
@@ -112,9 +119,39 @@ describe("the cluster's budget of events in flight", () => {
     const waiting = s.send(seeAll("vm1", [a, b], { hooks: [drained("B")] }));
     expect(s.phase("B")).toBe("Ready");
     expect(waiting.nextReportInSeconds).toBe(HANDOFF_REPORT_SECONDS);
-    // A dry-run relay can never be handed the event: no reason to hurry it.
+    // A dry-run relay can never be handed the event, and none names its VM: a bystander.
     const dry = s.send(seeAll("vm2", [a, b], { dryRun: true }));
-    expect(dry.nextReportInSeconds).toBe(5);
+    expect(dry.nextReportInSeconds).toBe(BYSTANDER_REPORT_SECONDS);
+  });
+
+  it("lets a bystander (sees events, named by none, not needed to approve) report only to stay live", () => {
+    const s = new Sim(policy({ activeReportSeconds: 5 }));
+    const e = scheduled("E", ["vm0"]);
+    s.send(seeAll("vm0", [e]));
+    const bystander = s.send(seeAll("vm1", [e]));
+    expect(bystander.nextReportInSeconds).toBe(BYSTANDER_REPORT_SECONDS);
+    expect(BYSTANDER_REPORT_SECONDS * 1000).toBeLessThan(policy().livenessTimeoutSeconds * 1000);
+    // The named VM drains and is elected in the answer to its own report: nobody waited on vm1.
+    expect(approveIds(s.send(seeAll("vm0", [e], { hooks: [drained("E")] })))).toEqual(["E"]);
+  });
+
+  it("never lets a bystander's heartbeat outlast a third of the liveness timeout", () => {
+    const s = new Sim(policy({ activeReportSeconds: 2, livenessTimeoutSeconds: 15 }));
+    const e = scheduled("E", ["vm0"]);
+    s.send(seeAll("vm0", [e]));
+    expect(s.send(seeAll("vm1", [e])).nextReportInSeconds).toBe(5);
+    expect(bystanderInterval(policy({ activeReportSeconds: 5, idleReportSeconds: 20 }))).toBe(20);
+  });
+
+  it("keeps a bystander at the active interval while no VM the event names could approve it", () => {
+    const s = new Sim(policy({ activeReportSeconds: 5 }));
+    const e = scheduled("E", ["vm0"]);
+    s.send(seeAll("vm0", [e], { dryRun: true }));
+    const needed = s.send(seeAll("vm1", [e]));
+    expect(approveIds(needed)).toEqual([]); // vm0 has not drained yet
+    expect(needed.nextReportInSeconds).toBe(5); // but only vm1 can approve once it has
+    s.send(seeAll("vm0", [e], { dryRun: true, hooks: [drained("E")] }));
+    expect(approveIds(s.send(seeAll("vm1", [e])))).toEqual(["E"]);
   });
 
   it("is neither waited for nor held by Preempt and Terminate, which delete their VMs anyway", () => {

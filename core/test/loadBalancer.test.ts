@@ -96,6 +96,18 @@ describe("load-balancer drain", () => {
     ]);
   });
 
+  it("keeps an event that left unseen as Started open (Recovering) until its VMs are back in their load balancer, then Cancelled", () => {
+    const s = new Sim(lbPolicy());
+    s.send(report("vm0", 1, [ev], { hooks: [drained(id)] }));
+    step(s, "down", { downAt: s.now });
+    // Gone from the document with the coordinator never having seen it Started.
+    s.send(report("vm0", 2, [], { hooks: [{ ...drained(id), recover: run("succeeded", 2) }] }));
+    expect(s.phase(id)).toBe("Recovering"); // not ended: the sweep keeps visiting it
+    step(s, "restored");
+    s.tick();
+    expect(s.phase(id)).toBe("Cancelled");
+  });
+
   it("never takes down a VM for an event already approved, and never with the policy off", () => {
     const s = new Sim(policy());
     s.send(report("vm0", 1, [ev], { hooks: [drained(id)] }));

@@ -10,15 +10,22 @@ import { startAzureMonitor } from "./telemetry/azureMonitor";
  * clear error in that invocation's log rather than as a worker that fails to load.
  */
 
-// Metrics to Application Insights: registered before the coordinator takes its meter.
-startAzureMonitor();
-
+// Metrics to Application Insights (when a connection string is set): registered before the
+// coordinator takes its meter, on the first invocation, so that loading app.js stays small
+// (telemetry/azureMonitor.ts). Started once, even if creating the coordinator is retried.
+let monitor: Promise<boolean> | undefined;
 let coordinator: Promise<Coordinator> | undefined;
 const get = (): Promise<Coordinator> => {
-  coordinator ??= createCoordinator(loadCoordinatorSettings()).catch((e: unknown) => {
-    coordinator = undefined; // retry on the next invocation (e.g. storage not reachable yet)
+  monitor ??= startAzureMonitor().catch((e: unknown) => {
+    monitor = undefined;
     throw e;
   });
+  coordinator ??= monitor
+    .then(() => createCoordinator(loadCoordinatorSettings()))
+    .catch((e: unknown) => {
+      coordinator = undefined; // retry on the next invocation (e.g. storage not reachable yet)
+      throw e;
+    });
   return coordinator;
 };
 

@@ -1,4 +1,4 @@
-import { ManagedIdentityCredential, type TokenCredential } from "@azure/identity";
+import type { TokenCredential } from "@azure/identity";
 import { type Meter, metrics } from "@opentelemetry/api";
 import { type Clock, systemClock } from "@quiesce/protocol";
 import { createArmClient, createPooledAgent, probeHttp } from "./arm";
@@ -17,7 +17,7 @@ import { Notifier } from "./notify/notifier";
 import { Outbox } from "./notify/outbox";
 import { Sinks } from "./notify/sinks";
 import type { RetryOptions } from "./store";
-import { openAttestationTable, openOutboxTable, openStore } from "./store";
+import { lazyCredential, openAttestationTable, openOutboxTable, openStore } from "./store";
 import { Telemetry } from "./telemetry/metrics";
 
 /** The global meter: a no-op until Azure Monitor (app.ts) or another SDK registers a provider. */
@@ -150,16 +150,13 @@ function identityResolverFor(
 }
 
 /**
- * The app's managed identity, made on first use: a coordinator with no control plane, no gate
- * bearer and no Graph lookup (sharedKey mode, most tests) never builds one at start-up.
+ * The app's managed identity, made on first use (@azure/identity loaded then): a coordinator with
+ * no control plane, no gate bearer and no Graph lookup (sharedKey mode, most tests) never builds
+ * one, nor loads the library.
  */
 function managedIdentity(settings: CoordinatorSettings): TokenCredential {
-  let made: TokenCredential | undefined;
-  return {
-    getToken(scopes, options) {
-      const clientId = settings.QUIESCE_STORAGE_CLIENT_ID;
-      made ??= new ManagedIdentityCredential(clientId ? { clientId } : undefined);
-      return made.getToken(scopes, options);
-    },
-  };
+  const clientId = settings.QUIESCE_STORAGE_CLIENT_ID;
+  return lazyCredential(
+    (identity) => new identity.ManagedIdentityCredential(clientId ? { clientId } : undefined),
+  );
 }

@@ -1,12 +1,15 @@
 // Packages the Function app: one esbuild bundle of the app's TypeScript entry point (production
-// code only, no node_modules), host.json and a dependency-free package.json, staged in
-// <out>/functions/ (what azd deploys) and zipped to <out>/functions.zip (az functionapp deploy).
+// code only, no node_modules) with one lazy-*.js beside it per module the app imports
+// dynamically (loaded on first use, lazyChunks.mjs), host.json and a dependency-free
+// package.json, staged in <out>/functions/ (what azd deploys) and zipped to
+// <out>/functions.zip (az functionapp deploy).
 import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { build } from "esbuild";
 import { buildPage } from "../../functions/scripts/build-page.mjs";
 import { workspaceSources } from "../esbuild/workspace-sources.mjs";
 import { entriesOf, writeZip } from "./archive.mjs";
+import { buildWithLazyChunks } from "./lazyChunks.mjs";
+import { zodEnglishOnly } from "./zodEnglishOnly.mjs";
 
 /** @param {string} root repository root @param {string} out artifacts folder */
 export async function packageFunctions(root, out) {
@@ -20,9 +23,9 @@ export async function packageFunctions(root, out) {
   );
   const stage = join(out, "functions");
   rmSync(stage, { recursive: true, force: true });
-  await build({
-    entryPoints: [entry],
-    outfile: join(stage, pkg.main),
+  // app.js holds what registering the handlers and answering a report need; each dynamic
+  // import() (the Azure Monitor distro, pkijs) is its own lazy-*.js beside it (lazyChunks.mjs).
+  await buildWithLazyChunks(entry, join(stage, pkg.main), {
     bundle: true,
     platform: "node",
     target: "node22",
@@ -32,7 +35,7 @@ export async function packageFunctions(root, out) {
     legalComments: "linked",
     // Provided by the Functions Node worker at run time, not an npm package.
     external: ["@azure/functions-core"],
-    plugins: [workspaceSources()],
+    plugins: [workspaceSources(), zodEnglishOnly()],
     logLevel: "warning",
   });
   // The status page's static files, next to the bundle, where functions/src/ui/assets.ts looks.

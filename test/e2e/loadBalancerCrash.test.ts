@@ -49,6 +49,9 @@ describe("load-balancer drain across a coordinator crash", () => {
         QUIESCE_CONTROL_PLANE: "true",
         QUIESCE_ARM_ENDPOINT: fabric.armUrl,
         QUIESCE_ARM_AUDIENCE: "https://management.azure.com",
+        // Attestation against the fabric's test CA, as every control-plane cluster here.
+        QUIESCE_ATTESTATION_TRUST_ROOTS: await fabric.attestation.trustRootsPem(),
+        QUIESCE_ATTESTATION_AIA_HOSTS: fabric.attestation.aiaHost,
       },
     });
     await coordinator.start();

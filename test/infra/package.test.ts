@@ -140,4 +140,99 @@ describe("Functions deployment package", () => {
       [...ROUTES.map((r) => `${r.name}:httpTrigger`), "sweep:timerTrigger"].sort(),
     );
   }, 60_000);
+
+  it("loads neither the Azure Monitor distro, @azure/identity, pkijs nor undici with app.js (each is its own file, required on first use), and of zod's locales English only", () => {
+    const files = readZip(readFileSync(built.zip));
+    const dist = built.main.replace(/[^/]+$/, "");
+    const lazy = {
+      "lazy-azureMonitorSdk.js": ["registerAzureMonitor"],
+      "lazy-azure-identity.js": ["ManagedIdentityCredential", "DefaultAzureCredential"],
+      "lazy-libs.js": ["pkijs", "asn1js"],
+      "lazy-undici.js": ["request", "Agent"],
+    };
+    for (const f of Object.keys(lazy)) expect(files.has(`dist/${f}`), f).toBe(true);
+    // Not in app.js at all (esbuild names each bundled module in a comment): not parsed at load.
+    const app = readFileSync(built.main, "utf8");
+    for (const pkg of ["@azure/monitor-opentelemetry", "@azure/msal-node", "pkijs", "undici"])
+      expect(app.includes(`// node_modules/${pkg}/`), pkg).toBe(false);
+    // Of zod's locales, English only (scripts/package/zodEnglishOnly.mjs).
+    expect(app.match(/^\/\/ node_modules\/zod\/v4\/locales\/.*$/gm)).toEqual([
+      "// node_modules/zod/v4/locales/en.js",
+    ]);
+    // Loading app.js (no Application Insights connection string, as locally) requires none of
+    // them; each loads on its own and exports what the app takes from it.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_PATH: join(out, "worker", "node_modules"),
+    };
+    delete env.APPLICATIONINSIGHTS_CONNECTION_STRING;
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        "-e",
+        `require(${JSON.stringify(built.main)});
+         const lazy = ${JSON.stringify(lazy)};
+         const atLoad = Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(dist)}));
+         const exported = Object.fromEntries(Object.entries(lazy).map(([f, names]) =>
+           [f, names.filter((n) => n in require(${JSON.stringify(dist)} + f))]));
+         process.stdout.write(JSON.stringify({ atLoad, exported }) + "\\n");`,
+      ],
+      { env, encoding: "utf8", timeout: 30_000 },
+    );
+    const { atLoad, exported } = JSON.parse(loaded.trim().split("\n")[0] ?? "{}");
+    expect(atLoad).toEqual([built.main]);
+    expect(exported).toEqual(lazy);
+  }, 60_000);
+
+  it("registers Azure Monitor's MeterProvider on the first invocation when a connection string is set, before the coordinator is made", () => {
+    // A worker stand-in that keeps the handlers, to invoke one as the worker would.
+    const core = join(out, "invoker", "node_modules", "@azure", "functions-core");
+    mkdirSync(core, { recursive: true });
+    writeFileSync(
+      join(core, "index.js"),
+      `module.exports = {
+         setProgrammingModel() {},
+         registerHook() { return { dispose() {} }; },
+         registerFunction(metadata, handler) { (globalThis.registered ??= {})[metadata.name] = handler; return { dispose() {} }; },
+       };`,
+    );
+    const functions = join(repoRoot, "node_modules", "@azure", "functions");
+    const invokeOnce = (connectionString: string | undefined) => {
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        NODE_PATH: join(out, "invoker", "node_modules"),
+        ...(connectionString ? { APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString } : {}),
+      };
+      // No QUIESCE_* settings: making the coordinator fails, after Azure Monitor is started.
+      const stdout = execFileSync(
+        process.execPath,
+        [
+          "-e",
+          `const f = require(${JSON.stringify(functions)});
+           require(${JSON.stringify(built.main)});
+           const provider = () => globalThis[Symbol.for("opentelemetry.js.api.1")]?.metrics?.constructor?.name ?? null;
+           const atLoad = provider();
+           globalThis.registered.relayReport(
+             new f.HttpRequest({ method: "POST", url: "http://localhost/api/relay/report", body: { string: "{}" } }),
+             new f.InvocationContext({ logHandler() {} }),
+           ).then(() => "answered", (e) => e.message).then((outcome) => {
+             const lazy = Object.keys(require.cache).filter((k) => /lazy-/.test(k)).map((k) => k.replace(/^.*[\\\\/]/, ""));
+             process.stdout.write(JSON.stringify({ atLoad, afterFirst: provider(), outcome, lazy }) + "\\n");
+             process.exit(0); // the exporter's timers would keep the process up
+           });`,
+        ],
+        { env, encoding: "utf8", timeout: 30_000 },
+      );
+      return JSON.parse(stdout.trim().split("\n").pop() ?? "{}");
+    };
+    const on = invokeOnce(
+      "InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=http://127.0.0.1:9/",
+    );
+    expect(on).toMatchObject({ atLoad: null, afterFirst: "MeterProvider" });
+    expect(on.outcome).toMatch(/QUIESCE_/);
+    expect(on.lazy).toEqual(["lazy-azureMonitorSdk.js"]);
+    const off = invokeOnce(undefined);
+    expect(off).toMatchObject({ atLoad: null, afterFirst: null, lazy: [] });
+    expect(off.outcome).toMatch(/QUIESCE_/);
+  }, 60_000);
 });

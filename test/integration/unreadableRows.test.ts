@@ -4,6 +4,7 @@ import {
   createCoordinator,
   loadCoordinatorSettings,
   localMetrics,
+  memberPartition,
   pointsNamed,
 } from "@quiesce/functions";
 import { useAzurite } from "@quiesce/testkit/azurite";
@@ -142,7 +143,9 @@ describe("a row that does not parse", () => {
     const h = await coordinator();
     const ev = freezeEvent(["b-0", "b-1"]);
     await postReport(h.c, makeReport("b-1", { events: [ev], drained: [ev.EventId] }));
-    await h.corrupt("Members", "web", "b-1", { d0: '{"vmName":"b-1","vm":null}' });
+    await h.corrupt("Members", memberPartition("web", "b-1"), "b-1", {
+      d0: '{"vmName":"b-1","vm":null}',
+    });
     const blocked = await postReport(
       h.c,
       makeReport("b-0", { events: [ev], drained: [ev.EventId] }),

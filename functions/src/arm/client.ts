@@ -9,8 +9,8 @@ import {
   type Result,
   systemClock,
 } from "@quiesce/protocol";
-import type { Dispatcher } from "undici";
 import type { z } from "zod";
+import type { HttpDispatcher } from "../net/undici";
 import { createPooledAgent } from "./agent";
 import { type ArmError, errorBody, excerpt } from "./armError";
 import { retryAfterMs } from "./retryAfter";
@@ -64,7 +64,7 @@ export interface ArmClientOptions {
   endpoint?: string;
   credential: ArmCredential;
   /** Default: one pooled keep-alive Agent, closed by `close()`. */
-  dispatcher?: Dispatcher;
+  dispatcher?: HttpDispatcher;
   clock?: Clock;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -109,7 +109,7 @@ export function createArmClient(options: ArmClientOptions): ArmClient {
   const maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const ownAgent = options.dispatcher ? undefined : createPooledAgent({ timeoutMs });
-  const dispatcher = options.dispatcher ?? (ownAgent as Dispatcher);
+  const dispatcher = options.dispatcher ?? (ownAgent as HttpDispatcher);
   const audience = (options.audience ?? endpoint).replace(/\/+$/, "");
   const token = tokenSource(options.credential, `${audience}/.default`, clock);
 

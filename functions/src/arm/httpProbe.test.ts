@@ -1,12 +1,11 @@
 import { type RecordingCredential, recordingCredential, useHttpStub } from "@quiesce/testkit/stub";
-import type { Agent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPooledAgent, probeHttp } from "./index";
 
 // One GET against an operator's health endpoint: pass, fail, time out, carry a token.
 
 const stub = useHttpStub();
-let dispatcher: Agent;
+let dispatcher: ReturnType<typeof createPooledAgent>;
 let credential: RecordingCredential;
 beforeEach(() => {
   dispatcher = createPooledAgent();

@@ -1,4 +1,4 @@
-import type { Dispatcher } from "undici";
+import type { HttpDispatcher } from "../net/undici";
 import { send } from "./send";
 import type { ArmCredential } from "./token";
 
@@ -26,7 +26,7 @@ const BODY_BYTES_READ = 1024;
 
 export async function probeHttp(
   probe: HttpProbe,
-  deps: { credential?: ArmCredential; dispatcher: Dispatcher },
+  deps: { credential?: ArmCredential; dispatcher: HttpDispatcher },
 ): Promise<ProbeResult> {
   if (!URL.canParse(probe.url)) return { pass: false, detail: `${probe.url} is not a URL` };
   const url = new URL(probe.url);

@@ -1,5 +1,6 @@
 import type { Result } from "@quiesce/protocol";
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
+import { type HttpDispatcher, request } from "../net/undici";
 
 /**
  * One HTTP exchange with a deadline that covers the headers and the body, and a cap on what is
@@ -17,7 +18,7 @@ export interface Exchange {
 export type SendFailure = { kind: "timeout" } | { kind: "network"; message: string };
 
 export async function send(
-  dispatcher: Dispatcher,
+  dispatcher: HttpDispatcher,
   url: URL,
   init: { method: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string },
   limits: { timeoutMs: number; maxBytes: number },

@@ -1,5 +1,5 @@
 import type { X509Certificate } from "node:crypto";
-import type { Dispatcher } from "undici";
+import type { HttpDispatcher } from "../net/undici";
 import { type FetchDer, type FetchLimits, fetchCertificates, undiciFetchDer } from "./aiaFetch";
 import { parseCertificates } from "./certificates";
 import { AiaUnavailableError, type IntermediateSource } from "./verify";
@@ -34,7 +34,7 @@ export interface AiaSourceOptions {
   cache: AiaCache;
   /** How to GET a URL; default undici over `dispatcher`. */
   fetchDer?: FetchDer;
-  dispatcher?: Dispatcher;
+  dispatcher?: HttpDispatcher;
   log?: (msg: string, fields: object) => void;
 }
 

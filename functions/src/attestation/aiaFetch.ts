@@ -1,6 +1,6 @@
 import type { X509Certificate } from "node:crypto";
 import { delay } from "@quiesce/protocol";
-import { type Dispatcher, request } from "undici";
+import { type HttpDispatcher, request } from "../net/undici";
 import { parseCertificates } from "./certificates";
 
 /**
@@ -86,7 +86,7 @@ const MAX_REDIRECTS = 3;
  * reading at most `maxBytes`.
  */
 export function undiciFetchDer(opts: {
-  dispatcher?: Dispatcher;
+  dispatcher?: HttpDispatcher;
   maxBytes: number;
   allowed: (url: URL) => boolean;
 }): FetchDer {

@@ -1,7 +1,7 @@
 import type { Policy } from "@quiesce/protocol/policy";
-import type { Dispatcher } from "undici";
 import type { ArmClient } from "../arm";
 import type { CoordinatorSettings } from "../config";
+import type { HttpDispatcher } from "../net/undici";
 import type { CountedTable } from "../store";
 import { createAiaSource } from "./aia";
 import { armVmReader } from "./armVm";
@@ -68,7 +68,7 @@ const list = (text: string) =>
  */
 export function createAttestor(
   settings: CoordinatorSettings,
-  io: { arm: ArmClient; table: CountedTable; dispatcher: Dispatcher },
+  io: { arm: ArmClient; table: CountedTable; dispatcher: HttpDispatcher },
 ): Attestor {
   const trustRoots = settings.QUIESCE_ATTESTATION_TRUST_ROOTS
     ? parsePemBundle(settings.QUIESCE_ATTESTATION_TRUST_ROOTS)

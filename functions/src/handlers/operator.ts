@@ -31,7 +31,7 @@ export type OperatorKind = OperatorAction["kind"];
  * (pipeline/operatorAction.ts). Answers with the event's detail as it now stands.
  */
 export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler {
-  const queries = new StatusQueries(deps.store.tables);
+  const queries = new StatusQueries(deps.store.tables, deps.store.memberRows);
   return withAuth(deps, "operator", async (request, context, principal) => {
     const parsed = await jsonBody(
       request,

@@ -24,7 +24,7 @@ const BAD_TOKEN = "invalid continuation: is not a continuation token from this A
  * of events (docs/coordinator.md). Bad parameters are a 400 naming the parameter.
  */
 export function statusHandler(deps: HandlerDeps): Handler {
-  const queries = new StatusQueries(deps.store.tables);
+  const queries = new StatusQueries(deps.store.tables, deps.store.memberRows);
   return withAuth(deps, "reader", async (request) => {
     const q = parseQuery(StatusQuery, request.query, STATUS_QUERY_NAMES);
     if (!q.ok) return problem(400, q.error);
@@ -38,7 +38,7 @@ export function statusHandler(deps: HandlerDeps): Handler {
 
 /** GET /api/clusters/{cluster}?limit=&continuation=: one cluster, a page of its members. */
 export function clusterHandler(deps: HandlerDeps): Handler {
-  const queries = new StatusQueries(deps.store.tables);
+  const queries = new StatusQueries(deps.store.tables, deps.store.memberRows);
   return withAuth(deps, "reader", async (request) => {
     const name = ClusterName.safeParse(request.params.cluster ?? "");
     if (!name.success) return problem(400, `invalid cluster: ${name.error.issues[0]?.message}`);
@@ -92,7 +92,7 @@ export async function findEvent(
 
 /** GET /api/events/{eventId}?cluster=NAME: state, timeline, and what it waits for on which VMs. */
 export function eventHandler(deps: HandlerDeps): Handler {
-  const queries = new StatusQueries(deps.store.tables);
+  const queries = new StatusQueries(deps.store.tables, deps.store.memberRows);
   return withAuth(deps, "reader", async (request) => {
     const found = await findEvent(deps, request.params.eventId, request.query.get("cluster"));
     if (!found.ok) return found.error;

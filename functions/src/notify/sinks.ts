@@ -1,6 +1,6 @@
 import type { Result } from "@quiesce/protocol";
 import type { NotificationSink } from "@quiesce/protocol/policy";
-import { Agent, type Dispatcher, request } from "undici";
+import { type HttpDispatcher, pooledAgent, request } from "../net/undici";
 import type { Notification } from "./due";
 import {
   DELIVERY_HEADER,
@@ -50,7 +50,7 @@ export class Sinks {
    */
   constructor(
     private readonly secrets: SinkSecrets,
-    private readonly agent: Dispatcher = new Agent({
+    private readonly agent: HttpDispatcher = pooledAgent({
       connections: 8,
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 120_000,

@@ -2,12 +2,21 @@ import type { InvocationContext } from "@azure/functions";
 import { type ClusterState, type EvaluationInputs, isEnded, tick } from "@quiesce/core";
 import { type Policy, policyFor } from "@quiesce/protocol/policy";
 import type { ControlPlaneSummary } from "../controlPlane";
-import { ConcurrencyConflict, commitDecision, counted, type OpCounts } from "../store";
+import {
+  ConcurrencyConflict,
+  commitDecision,
+  counted,
+  migrateMembers,
+  type OpCounts,
+} from "../store";
 import type { PipelineDeps } from "./deps";
 import { createSweepEffects, type SweepNotifications } from "./sweepEffects";
 
 const DAY_MS = 86_400_000;
 const HISTORY_PURGE_INTERVAL_MS = 3_600_000;
+/** Member rows of earlier releases are moved every minute until none is left, then looked for every 10. */
+const MIGRATION_INTERVAL_MS = 60_000;
+const MIGRATED_INTERVAL_MS = 600_000;
 
 export interface SweepSummary {
   clusters: number;
@@ -16,6 +25,8 @@ export interface SweepSummary {
   skipped: string[];
   forgotten: number;
   historyPurged: number;
+  /** Member rows of an earlier release moved into their buckets this round (memberMigration.ts). */
+  membersMoved: number;
   /** Notifications queued and delivery outcomes of this round (and coverage alerts raised). */
   notifications: SweepNotifications;
   /** What the control plane did through ARM this round (docs/control-plane.md). */
@@ -32,6 +43,8 @@ export interface SweepSummary {
  */
 export function createSweep(deps: PipelineDeps) {
   let lastHistoryPurge = Number.NEGATIVE_INFINITY;
+  let lastMigration = Number.NEGATIVE_INFINITY;
+  let migrated = false;
   const effects = createSweepEffects(deps);
   return async (context?: InvocationContext): Promise<SweepSummary> => {
     const { value, ops } = await counted(async () => {
@@ -78,8 +91,16 @@ export function createSweep(deps: PipelineDeps) {
         );
         lastHistoryPurge = now;
       }
+      let membersMoved = 0;
+      if (now - lastMigration >= (migrated ? MIGRATED_INTERVAL_MS : MIGRATION_INTERVAL_MS)) {
+        lastMigration = now;
+        const pass = await migrateMembers(deps.store.memberRows);
+        membersMoved = pass.moved;
+        migrated = pass.complete;
+      }
       return {
         clusters: clusters.length,
+        membersMoved,
         changed,
         skipped,
         forgotten,

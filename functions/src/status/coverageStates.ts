@@ -18,7 +18,7 @@ export async function coverageStates(
 ): Promise<ClusterState[]> {
   const retentionMs = deps.settings.QUIESCE_EVENT_RETENTION_DAYS * DAY_MS;
   const [members, active] = await Promise.all([
-    new StatusQueries(deps.store.tables).members(),
+    new StatusQueries(deps.store.tables, deps.store.memberRows).members(),
     deps.store.clustersToSweep(now - retentionMs),
   ]);
   const withEvents = new Set(active);

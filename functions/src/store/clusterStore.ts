@@ -6,6 +6,7 @@ import { type AuditEntry, HistoryLog } from "./history";
 import { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey } from "./keys";
 import type { Loaded } from "./loaded";
+import { MemberRows } from "./memberRows";
 import { type ReportScope, StateReader } from "./stateReader";
 import type { OpCounts, Tables } from "./tables";
 
@@ -15,7 +16,8 @@ export type { ReportScope } from "./stateReader";
 
 /**
  * The coordinator's state in four tables:
- * - Members:   PK cluster, RK memberKey(vmName)             one row per relay's VM
+ * - Members:   PK cluster|bucket, RK memberKey(vmName)      one row per relay's VM (keys.ts:
+ *              64 buckets per cluster; `cluster` alone before, moved by memberMigration.ts)
  * - Events:    PK cluster, RK eventKey(EventId)             one row per event
  * - Readiness: PK cluster|eventKey, RK memberKey            one VM's view of one event
  * - History:   PK cluster|eventKey, RK time-seq-random      transitions and operator audit
@@ -30,6 +32,8 @@ export class ClusterStore {
   private readonly reader: StateReader;
   private readonly writer: DecisionWriter;
   private readonly history: HistoryLog;
+  /** The Members table across both partition schemes (memberRows.ts), shared with the status queries. */
+  readonly memberRows: MemberRows;
 
   constructor(
     /** Read by the status queries (statusQueries.ts), which never write. */
@@ -40,7 +44,8 @@ export class ClusterStore {
   ) {
     const idleMembers = new IdleMemberCache(() => clock.now());
     this.history = new HistoryLog(tables);
-    this.reader = new StateReader(tables, idleMembers);
+    this.memberRows = new MemberRows(tables.Members, () => clock.now());
+    this.reader = new StateReader(tables, idleMembers, this.memberRows);
     this.writer = new DecisionWriter(tables, idleMembers, this.history);
   }
 

@@ -3,7 +3,7 @@ import type { Decision, EventRecord, Member } from "@quiesce/core";
 import { type StoredEntity, toEntity } from "./codec";
 import type { AuditEntry, HistoryLog } from "./history";
 import type { IdleMemberCache } from "./idleMemberCache";
-import { encodeKey, eventPartition } from "./keys";
+import { encodeKey, eventPartition, legacyMemberPartition, memberPartition } from "./keys";
 import { etagKey, type Loaded } from "./loaded";
 import type { TableName, Tables } from "./tables";
 
@@ -86,12 +86,23 @@ export class DecisionWriter {
 
     const reporterRow = opts.reporter;
     const memberWrite = async (mk: string, m: Member) => {
-      const entity = toEntity(encodeKey(cluster), encodeKey(mk), m, {
+      const entity = toEntity(memberPartition(cluster, mk), encodeKey(mk), m, {
         vm: m.vmName,
         lastSeenAt: m.lastSeenAt,
       });
       try {
         await this.put(loaded, "Members", entity);
+        // Read from the partition of an earlier release: now in its bucket, the old row goes
+        // (under its ETag: one an older instance rewrote meanwhile stays for the migration,
+        // which keeps the newer of the two).
+        if (loaded.legacyMembers?.delete(mk)) {
+          const old = etagKey("Members", legacyMemberPartition(cluster), encodeKey(mk));
+          await this.tables.Members.remove(
+            legacyMemberPartition(cluster),
+            encodeKey(mk),
+            loaded.etags.get(old),
+          );
+        }
       } catch (e) {
         // A conflict means another instance wrote: forget what this one remembers of it.
         this.idleMembers.forget(cluster, mk);

@@ -95,3 +95,38 @@ export function reportKeyProblems(report: {
   eventIds(report.approvals, "approvals");
   return problems.slice(0, 10);
 }
+
+/**
+ * Members are spread over MEMBER_BUCKETS partitions per cluster, `cluster|NN`, the bucket a hash
+ * of the member key: a report's reads of its own row and of the VMs its events name land on a
+ * few partitions of 64 instead of one per cluster, so no partition's load grows with a cluster's
+ * size (docs/coordinator.md, "Scale limits"). Every lookup is by cluster and VM name, which give
+ * the bucket; "every member of a cluster" is one range query over `cluster|` … `cluster}`.
+ */
+export const MEMBER_BUCKETS = 64;
+
+/** FNV-1a over the key's UTF-16 code units: stable across releases and processes. */
+export function memberBucket(mk: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < mk.length; i++) {
+    h ^= mk.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return (h % MEMBER_BUCKETS).toString(16).padStart(2, "0");
+}
+
+export function memberPartition(cluster: string, mk: string): string {
+  return `${encodeKey(cluster)}|${memberBucket(mk)}`;
+}
+
+/** Where releases before the buckets kept a cluster's members: one partition, `cluster`. */
+export const legacyMemberPartition = (cluster: string): string => encodeKey(cluster);
+
+/** The cluster a member row belongs to, from either partition scheme. */
+export function clusterOfMemberPartition(pk: string): string {
+  const bar = pk.indexOf("|");
+  return decodeKey(bar < 0 ? pk : pk.slice(0, bar));
+}
+
+/** Whether a member row is in the partition releases before the buckets used. */
+export const isLegacyMemberPartition = (pk: string): boolean => !pk.includes("|");

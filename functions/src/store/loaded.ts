@@ -15,6 +15,11 @@ export interface Loaded {
    * (`needsClusterEvents`).
    */
   onlyItsEvents?: boolean;
+  /**
+   * Members read from the partition of releases before the buckets (memberRows.ts): writing one
+   * moves it into its bucket.
+   */
+  legacyMembers?: Set<string>;
 }
 
 export const emptyLoaded = (cluster: string): Loaded => ({

@@ -1,7 +1,7 @@
-import { DefaultAzureCredential, ManagedIdentityCredential } from "@azure/identity";
 import { type Clock, systemClock } from "@quiesce/protocol";
 import type { CoordinatorSettings } from "../config";
 import { ClusterStore } from "./clusterStore";
+import { lazyCredential } from "./credential";
 import {
   CountedTable,
   openTables,
@@ -20,9 +20,13 @@ export function tableConnection(settings: CoordinatorSettings): TableConnection 
     ? { connectionString: settings.QUIESCE_STORAGE_CONNECTION_STRING }
     : {
         ...(settings.QUIESCE_TABLE_ENDPOINT ? { endpoint: settings.QUIESCE_TABLE_ENDPOINT } : {}),
-        credential: settings.QUIESCE_STORAGE_CLIENT_ID
-          ? new ManagedIdentityCredential({ clientId: settings.QUIESCE_STORAGE_CLIENT_ID })
-          : new DefaultAzureCredential(),
+        credential: lazyCredential((identity) =>
+          settings.QUIESCE_STORAGE_CLIENT_ID
+            ? new identity.ManagedIdentityCredential({
+                clientId: settings.QUIESCE_STORAGE_CLIENT_ID,
+              })
+            : new identity.DefaultAzureCredential(),
+        ),
       };
 }
 

@@ -10,8 +10,9 @@ import {
 import { type Dict, dict } from "@quiesce/protocol";
 import type { StoredEntity } from "./codec";
 import type { IdleMemberCache } from "./idleMemberCache";
-import { decodeKey, encodeKey, eventPartition } from "./keys";
+import { decodeKey, encodeKey, eventPartition, memberPartition } from "./keys";
 import { emptyLoaded, etagKey, type Loaded, rememberEtag } from "./loaded";
+import type { MemberRow, MemberRows } from "./memberRows";
 import { decodeRow, eventOfRow, StoredEvent, StoredMember, StoredReadiness } from "./rows";
 import type { Tables } from "./tables";
 
@@ -44,6 +45,7 @@ export class StateReader {
   constructor(
     private readonly tables: Tables,
     private readonly idleMembers: IdleMemberCache,
+    private readonly memberRows: MemberRows,
   ) {}
 
   /**
@@ -60,7 +62,10 @@ export class StateReader {
     const cached = opts.idleHeartbeat ? this.idleMembers.get(cluster, mk) : undefined;
     if (cached) {
       loaded.state.members[mk] = cached.member;
-      loaded.etags.set(etagKey("Members", encodeKey(cluster), encodeKey(mk)), cached.etag);
+      loaded.etags.set(
+        etagKey("Members", memberPartition(cluster, mk), encodeKey(mk)),
+        cached.etag,
+      );
       return loaded;
     }
     await this.readMember(loaded, mk);
@@ -156,32 +161,37 @@ export class StateReader {
   }
 
   private async readMember(loaded: Loaded, mk: string): Promise<Member | undefined> {
+    const found = await this.memberRows.get(loaded.state.cluster, mk);
+    return found ? this.addMember(loaded, mk, found, true) : undefined;
+  }
+
+  private async readAllMembers(loaded: Loaded): Promise<void> {
+    for (const found of await this.memberRows.query(loaded.state.cluster))
+      this.addMember(loaded, decodeKey(found.row.rowKey), found, false);
+  }
+
+  /** `remember`: a point read, whose row the idle-member copies may keep (idleMemberCache.ts). */
+  private addMember(
+    loaded: Loaded,
+    mk: string,
+    { row, legacy }: MemberRow,
+    remember: boolean,
+  ): Member | undefined {
     const { cluster } = loaded.state;
-    const row = await this.tables.Members.get(encodeKey(cluster), encodeKey(mk));
-    if (!row) return undefined;
     // Unreadable: left out (ClusterState.unreadableMembers: no live relay), its ETag kept so the
     // VM's own next report replaces the row instead of failing to create it (409) forever.
     rememberEtag(loaded, "Members", row);
+    if (legacy) (loaded.legacyMembers ??= new Set()).add(mk);
     const member = decodeRow(this.tables.Members, StoredMember, row);
     if (!member.ok) {
-      this.idleMembers.forget(cluster, mk);
+      if (remember) this.idleMembers.forget(cluster, mk);
       unreadableMember(loaded, mk, member.error);
       return undefined;
     }
     loaded.state.members[mk] = member.value;
-    if (row.etag) this.idleMembers.remember(cluster, mk, member.value, row.etag);
+    if (remember && row.etag && !legacy)
+      this.idleMembers.remember(cluster, mk, member.value, row.etag);
     return member.value;
-  }
-
-  private async readAllMembers(loaded: Loaded): Promise<void> {
-    const pk = encodeKey(loaded.state.cluster);
-    for (const row of await this.tables.Members.query(odata`PartitionKey eq ${pk}`)) {
-      rememberEtag(loaded, "Members", row);
-      const member = decodeRow(this.tables.Members, StoredMember, row);
-      const mk = decodeKey(row.rowKey);
-      if (member.ok) loaded.state.members[mk] = member.value;
-      else unreadableMember(loaded, mk, member.error);
-    }
   }
 
   /** Point reads of some rows of an event's partition (those absent are simply not there). */

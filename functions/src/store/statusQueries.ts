@@ -7,6 +7,7 @@ import type { HistoryRow } from "./clusterStore";
 import type { StoredEntity } from "./codec";
 import { HistoryEntity } from "./history";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
+import { MemberRows } from "./memberRows";
 import {
   decodeRow,
   eventOfRow,
@@ -75,7 +76,11 @@ const EventHeadColumns = z.object({
 });
 
 export class StatusQueries {
-  constructor(private readonly tables: Tables) {}
+  constructor(
+    private readonly tables: Tables,
+    /** The Members table across both partition schemes (memberRows.ts). */
+    private readonly memberRows: MemberRows,
+  ) {}
 
   /** Event heads, of one cluster or all, active (not ended) or ended, optionally by phase. */
   async eventHeads(opts: {
@@ -131,15 +136,14 @@ export class StatusQueries {
    * summary needs (counts, liveness, groups), done once per request.
    */
   async members(cluster?: string): Promise<Map<string, Member[]>> {
-    const filter = cluster === undefined ? undefined : odata`PartitionKey eq ${encodeKey(cluster)}`;
-    const rows = await this.tables.Members.query(filter, ["PartitionKey", "RowKey", "n", "d0"]);
+    const rows = await this.memberRows.query(cluster, ["PartitionKey", "RowKey", "n", "d0"]);
     const out = new Map<string, Member[]>();
-    const parsed = await mapLimit(rows, CONCURRENCY, async (row) => {
+    const parsed = await mapLimit(rows, CONCURRENCY, async ({ row }) => {
       // A record longer than one column (a member listing very many events) is read whole.
       const full =
         Number(row.n ?? 1) > 1 ? await this.tables.Members.get(row.partitionKey, row.rowKey) : row;
       const member = full ? decodeRow(this.tables.Members, StoredMember, full) : null;
-      return member?.ok ? { cluster: decodeKey(row.partitionKey), member: member.value } : null;
+      return member?.ok ? { cluster: MemberRows.whose(row).cluster, member: member.value } : null;
     });
     for (const p of parsed) {
       if (!p) continue;
@@ -152,9 +156,10 @@ export class StatusQueries {
 
   /** Named members of one cluster by point reads (an event's few VMs). */
   async membersNamed(cluster: string, memberKeys: readonly string[]): Promise<Member[]> {
-    const pk = encodeKey(cluster);
-    const rows = await mapLimit(memberKeys, CONCURRENCY, (mk) =>
-      this.tables.Members.get(pk, encodeKey(mk)),
+    const rows = await mapLimit(
+      memberKeys,
+      CONCURRENCY,
+      async (mk) => (await this.memberRows.get(cluster, mk))?.row ?? null,
     );
     return this.decoded(rows, (r) => decodeRow(this.tables.Members, StoredMember, r));
   }

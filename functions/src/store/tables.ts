@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { TableClient, type TransactionAction } from "@azure/data-tables";
 import type { TokenCredential } from "@azure/identity";
 import type { StoredEntity } from "./codec";
+import { pointRead, sharedHttpClient } from "./pointRead";
 
 /**
  * The only place that talks to Table Storage. Every call is counted (globally, and for the
@@ -77,13 +78,19 @@ export class CountedTable {
   }
 
   /** Times `fn` for the observer, if any (none: no clock read at all). */
-  private async timed<T>(op: TableOperation, fn: () => Promise<T>): Promise<T> {
+  private async timed<T>(
+    op: TableOperation,
+    fn: () => Promise<T>,
+    outcomeOf: (value: T) => TableOutcome = () => "ok",
+  ): Promise<T> {
     const observe = this.observer;
     if (!observe) return fn();
     const t0 = performance.now();
-    let outcome: TableOutcome = "ok";
+    let outcome: TableOutcome = "error";
     try {
-      return await fn();
+      const value = await fn();
+      outcome = outcomeOf(value);
+      return value;
     } catch (e) {
       const status = statusOf(e);
       outcome =
@@ -106,14 +113,12 @@ export class CountedTable {
 
   async get(partitionKey: string, rowKey: string): Promise<StoredEntity | null> {
     this.bump("reads");
-    try {
-      return storedEntity(
-        await this.timed("get", () => this.client.getEntity(partitionKey, rowKey)),
-      );
-    } catch (e) {
-      if (statusOf(e) === 404) return null;
-      throw e;
-    }
+    const row = await this.timed(
+      "get",
+      () => pointRead(this.client, partitionKey, rowKey),
+      (r) => (r === null ? "notFound" : "ok"),
+    );
+    return row === null ? null : storedEntity(row);
   }
 
   /** `filter` must be built with the `odata` tag: user text is never spliced into it raw. */
@@ -248,9 +253,12 @@ export function tableClient(connection: TableConnection, name: string): TableCli
     );
     return TableClient.fromConnectionString(connection.connectionString, name, {
       allowInsecureConnection: insecure,
+      httpClient: sharedHttpClient,
     });
   }
   if (!connection.endpoint || !connection.credential)
     throw new Error("a table connection needs a connection string or an endpoint and a credential");
-  return new TableClient(connection.endpoint, name, connection.credential);
+  return new TableClient(connection.endpoint, name, connection.credential, {
+    httpClient: sharedHttpClient,
+  });
 }

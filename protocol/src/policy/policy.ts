@@ -152,8 +152,8 @@ export const Policy = z.strictObject({
   /** How long an elected relay holds the approval lease before another is elected. */
   approvalLeaseSeconds: z.number().int().min(5).max(600).default(30),
   /**
-   * A relay that sees events (and so reports every `activeReportSeconds`) not heard from for this
-   * long is not live; nor is one not heard from for this long since an event naming its VM was
+   * A relay that sees events (and so reports every `activeReportSeconds`, or, when none names its
+   * VM, every 30 s at most a third of this) not heard from for this long is not live; nor is one not heard from for this long since an event naming its VM was
    * first seen (liveness.ts: every relay of the group reports an event within a second).
    */
   livenessTimeoutSeconds: z.number().int().min(10).max(3600).default(90),

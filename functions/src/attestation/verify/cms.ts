@@ -52,8 +52,8 @@ let libs: Promise<Libs> | undefined;
  * app's cold start pays for every module it loads, and most invocations verify nothing.
  */
 function loadLibs(): Promise<Libs> {
-  libs ??= Promise.all([import("pkijs"), import("asn1js")]).then(
-    ([pkijs, asn1js]) => ({ pkijs, asn1js }),
+  libs ??= import("./libs.js").then(
+    ({ pkijs, asn1js }) => ({ pkijs, asn1js }),
     (e: unknown) => {
       libs = undefined;
       throw e;
