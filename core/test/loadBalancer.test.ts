@@ -104,7 +104,7 @@ describe("load-balancer drain", () => {
     s.send(report("vm0", 2, [], { hooks: [{ ...drained(id), recover: run("succeeded", 2) }] }));
     expect(s.phase(id)).toBe("Recovering"); // not ended: the sweep keeps visiting it
     step(s, "restored");
-    s.tick();
+    s.tick(1000);
     expect(s.phase(id)).toBe("Cancelled");
   });
 

@@ -181,7 +181,10 @@ export class StateReader {
     // Unreadable: left out (ClusterState.unreadableMembers: no live relay), its ETag kept so the
     // VM's own next report replaces the row instead of failing to create it (409) forever.
     rememberEtag(loaded, "Members", row);
-    if (legacy) (loaded.legacyMembers ??= new Set()).add(mk);
+    if (legacy) {
+      loaded.legacyMembers ??= new Set();
+      loaded.legacyMembers.add(mk);
+    }
     const member = decodeRow(this.tables.Members, StoredMember, row);
     if (!member.ok) {
       if (remember) this.idleMembers.forget(cluster, mk);
