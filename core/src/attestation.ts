@@ -1,5 +1,5 @@
 import type { AttestationMode } from "@quiesce/protocol/policy";
-import { unboundWhy, withProblemOf, withUnbound } from "./attestationRecord";
+import { sameId, unboundWhy, withProblemOf, withUnbound } from "./attestationRecord";
 import type { AttestationBinding, MemberAttestation } from "./attestationState";
 
 /**
@@ -92,8 +92,6 @@ export function decideAttestation(
   if (binding && isBound(binding, input)) return bound(prev as MemberAttestation, binding, input);
   return unbound(prev, binding, input);
 }
-
-const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 function isBound(b: AttestationBinding, input: AttestationInput): boolean {
   return (

@@ -11,7 +11,8 @@ import type {
  * same object when nothing changes, so a report that repeats what is known writes nothing.
  */
 
-const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+/** Resource ids compare as ARM compares them: without regard to case. */
+export const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 export function unboundWhy(b: AttestationBinding | null, input: AttestationInput): string {
   if (!b) return "not attested yet";

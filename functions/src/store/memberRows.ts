@@ -69,21 +69,18 @@ export class MemberRows {
             select,
           ),
     ]);
-    const out: MemberRow[] = [];
-    const seen = new Set<string>();
+    // An unfiltered query returns both schemes (and the marker) at once: sort them here.
+    const rows = [...buckets, ...old].filter((r) => !r.partitionKey.startsWith("~"));
+    const fresh = rows.filter((r) => !isLegacyMemberPartition(r.partitionKey));
     const id = (r: StoredEntity) => `${clusterOfMemberPartition(r.partitionKey)}\n${r.rowKey}`;
-    for (const row of buckets) {
-      if (row.partitionKey.startsWith("~")) continue; // the marker
-      if (isLegacyMemberPartition(row.partitionKey)) continue; // an unfiltered query: below
-      seen.add(id(row));
-      out.push({ row, legacy: false });
-    }
-    for (const row of pk === undefined ? buckets : old) {
-      if (row.partitionKey.startsWith("~") || !isLegacyMemberPartition(row.partitionKey)) continue;
-      if (migrated && pk === undefined) continue;
-      if (!seen.has(id(row))) out.push({ row, legacy: true });
-    }
-    return out;
+    const seen = new Set(fresh.map(id));
+    const legacy = migrated
+      ? []
+      : rows.filter((r) => isLegacyMemberPartition(r.partitionKey) && !seen.has(id(r)));
+    return [
+      ...fresh.map((row) => ({ row, legacy: false })),
+      ...legacy.map((row) => ({ row, legacy: true })),
+    ];
   }
 
   /** The cluster a row belongs to, and its member key. */
