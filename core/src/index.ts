@@ -26,3 +26,4 @@ export * from "./scope";
 export * from "./state";
 export * from "./tick";
 export * from "./types";
+export { changesNothing } from "./unchanged";

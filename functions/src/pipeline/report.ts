@@ -1,6 +1,7 @@
 import {
   applyReport,
   type ClusterState,
+  changesNothing,
   type Decision,
   type EvaluationInputs,
   memberKey,
@@ -45,6 +46,15 @@ export interface ReportOutcome {
   refusal?: { status: 403 | 503; message: string };
 }
 
+/** What an attempt that landed decided, and from what. */
+interface Attempt {
+  before: ClusterState;
+  decision: Decision;
+  hooksStored: string[];
+  attested: Attested | undefined;
+  now: number;
+}
+
 interface Decided {
   loaded: Loaded;
   decision: Decision;
@@ -64,24 +74,47 @@ export async function processReport(
   // had always been there: notifications are derived from this first read, so what that attempt
   // made due is not lost with it (the outbox sends each key once, whoever queues it).
   let firstBefore: ClusterState | undefined;
+  const attempt = async (): Promise<Attempt> => {
+    const own = await loadReport(deps.store, report, { cached: true });
+    const now = deps.clock.now();
+    const attested = await attestation?.decide(own.state.members[reporter], now);
+    if (attested && !attested.decision.accept) {
+      const decision = await keepAttestationOnly(deps, own, reporter, attested);
+      return { before: own.state, decision, hooksStored: [], attested, now };
+    }
+    const inputs = attested ? { attestation: attested.decision.attestation } : {};
+    let { loaded, decision } = await electApprover(
+      deps,
+      decide(own, report, now, policy, inputs),
+      report,
+      now,
+      policy,
+      inputs,
+    );
+    // Other VMs' rows may be this instance's copies (store/reportReadCache.ts): a decision on
+    // them that would change anything is made again once they are read afresh, so every write
+    // is decided on rows read for it, as without the copies.
+    if (loaded.copies && !changesNothing(loaded.state, decision)) {
+      await deps.store.refreshCopies(loaded);
+      ({ loaded, decision } = await electApprover(
+        deps,
+        decide(loaded, report, now, policy, inputs),
+        report,
+        now,
+        policy,
+        inputs,
+      ));
+    }
+    firstBefore ??= loaded.state;
+    await commitDecision(deps.store, loaded, decision, { reporter });
+    // From what storage held before this report: an answer alone proves no durability.
+    const hooksStored = storedHooks(loaded.state, report, reporter, now, settleMs);
+    return { before: loaded.state, decision, hooksStored, attested, now };
+  };
   const { value, ops } = await counted(() =>
     withConflictRetry(async () => {
       attempts++;
-      const own = await loadReport(deps.store, report);
-      const now = deps.clock.now();
-      const attested = await attestation?.decide(own.state.members[reporter], now);
-      if (attested && !attested.decision.accept) {
-        const decision = await keepAttestationOnly(deps, own, reporter, attested);
-        return { before: own.state, decision, hooksStored: [], attested, now };
-      }
-      const inputs = attested ? { attestation: attested.decision.attestation } : {};
-      const decided = decide(own, report, now, policy, inputs);
-      const { loaded, decision } = await electApprover(deps, decided, report, now, policy, inputs);
-      firstBefore ??= loaded.state;
-      await commitDecision(deps.store, loaded, decision, { reporter });
-      // From what storage held before this report: an answer alone proves no durability.
-      const hooksStored = storedHooks(loaded.state, report, reporter, now, settleMs);
-      return { before: loaded.state, decision, hooksStored, attested, now };
+      return attempt();
     }, deps.retry),
   ).catch((e: unknown) => {
     // Store failures (lost races, an unreachable store) are answered by the handler.
@@ -161,7 +194,7 @@ async function keepAttestationOnly(
 export async function loadReport(
   store: ClusterStore,
   report: RelayReport,
-  opts: { onlyItsEvents?: boolean } = {},
+  opts: { onlyItsEvents?: boolean; cached?: boolean } = {},
 ): Promise<Loaded> {
   const reporter = memberKey(report.vm.name);
   const loaded = await store.loadReporter(report.cluster, reporter, {
@@ -177,6 +210,7 @@ export async function loadReport(
     members,
     reporter,
     onlyTheseEvents: opts.onlyItsEvents ?? true,
+    cached: opts.cached ?? false,
   });
 }
 

@@ -29,7 +29,7 @@ const WAITS_ON_BUDGET = new Set(["Observed", "Draining", "Ready"]);
 /**
  * A status read point-reads the members its events name up to this many; past it, one query of
  * the cluster's members is cheaper. Not the report path's bound (REPORT_POINT_READS in
- * store/stateReader.ts): that one is set for what every report costs, this one for one page.
+ * store/reportRows.ts): that one is set for what every report costs, this one for one page.
  */
 const STATUS_MEMBER_POINT_READS = 64;
 

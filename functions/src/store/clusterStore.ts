@@ -7,6 +7,8 @@ import { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey } from "./keys";
 import type { Loaded } from "./loaded";
 import { MemberRows } from "./memberRows";
+import { ReportReadCache } from "./reportReadCache";
+import { RowReader } from "./rowReader";
 import { type ReportScope, StateReader } from "./stateReader";
 import type { OpCounts, Tables } from "./tables";
 
@@ -43,10 +45,15 @@ export class ClusterStore {
     clock: Clock = systemClock,
   ) {
     const idleMembers = new IdleMemberCache(() => clock.now());
+    const copies = new ReportReadCache(() => clock.now());
     this.history = new HistoryLog(tables);
     this.memberRows = new MemberRows(tables.Members, () => clock.now());
-    this.reader = new StateReader(tables, idleMembers, this.memberRows);
-    this.writer = new DecisionWriter(tables, idleMembers, this.history);
+    this.reader = new StateReader(
+      tables,
+      idleMembers,
+      new RowReader(tables, idleMembers, this.memberRows, copies),
+    );
+    this.writer = new DecisionWriter(tables, idleMembers, this.history, copies);
   }
 
   async init(): Promise<void> {
@@ -67,6 +74,10 @@ export class ClusterStore {
 
   loadScope(loaded: Loaded, scope: ReportScope): Promise<Loaded> {
     return this.reader.loadScope(loaded, scope);
+  }
+
+  refreshCopies(loaded: Loaded): Promise<void> {
+    return this.reader.refreshCopies(loaded);
   }
 
   addClusterEvents(loaded: Loaded): Promise<Loaded> {

@@ -5,6 +5,7 @@ import type { AuditEntry, HistoryLog } from "./history";
 import type { IdleMemberCache } from "./idleMemberCache";
 import { encodeKey, eventPartition, legacyMemberPartition, memberPartition } from "./keys";
 import { etagKey, type Loaded } from "./loaded";
+import type { ReportReadCache } from "./reportReadCache";
 import type { TableName, Tables } from "./tables";
 
 /**
@@ -16,6 +17,7 @@ export class DecisionWriter {
     private readonly tables: Tables,
     private readonly idleMembers: IdleMemberCache,
     private readonly history: HistoryLog,
+    private readonly copies: ReportReadCache,
   ) {}
 
   /**
@@ -39,6 +41,8 @@ export class DecisionWriter {
     const touched = new Set<string>();
 
     const readinessWrites: Promise<unknown>[] = [];
+    // The rows written, with their new ETags: this instance's copies (reportReadCache.ts).
+    const written = new Map<string, Map<string, StoredEntity>>();
     for (const [ek, rows] of Object.entries(next.readiness)) {
       const before = prev.readiness[ek];
       if (rows === before) continue;
@@ -46,12 +50,15 @@ export class DecisionWriter {
         if (before && row === before[mk]) continue;
         touched.add(ek);
         const pk = eventPartition(cluster, ek);
+        const entity = toEntity(pk, encodeKey(mk), row, {
+          vm: row.vmName,
+          updatedAt: row.updatedAt,
+        });
         readinessWrites.push(
-          this.put(
-            loaded,
-            "Readiness",
-            toEntity(pk, encodeKey(mk), row, { vm: row.vmName, updatedAt: row.updatedAt }),
-          ),
+          this.put(loaded, "Readiness", entity).then(({ etag }) => {
+            const rows = written.get(ek) ?? new Map<string, StoredEntity>();
+            written.set(ek, rows.set(mk, { ...entity, etag }));
+          }),
         );
       }
     }
@@ -68,13 +75,11 @@ export class DecisionWriter {
       for (const ek of Object.keys(next.events)) if (!opts.ended.has(ek)) touched.add(ek);
     const writeEvents = (keys: string[]) =>
       Promise.all(
-        keys.map((ek) =>
-          this.put(
-            loaded,
-            "Events",
-            eventEntity(cluster, next.events[ek] as EventRecord, opts.ended.has(ek)),
-          ),
-        ),
+        keys.map(async (ek) => {
+          const entity = eventEntity(cluster, next.events[ek] as EventRecord, opts.ended.has(ek));
+          const { before, etag } = await this.put(loaded, "Events", entity);
+          this.copies.eventWritten(cluster, ek, before, etag, written.get(ek) ?? new Map());
+        }),
       );
     const changedEvents = Object.keys(next.events).filter(
       (ek) => next.events[ek] !== prev.events[ek] || touched.has(ek),
@@ -90,8 +95,9 @@ export class DecisionWriter {
         vm: m.vmName,
         lastSeenAt: m.lastSeenAt,
       });
+      let etag: string;
       try {
-        await this.put(loaded, "Members", entity);
+        ({ etag } = await this.put(loaded, "Members", entity));
         // Read from the partition of an earlier release: now in its bucket, the old row goes
         // (under its ETag: one an older instance rewrote meanwhile stays for the migration,
         // which keeps the newer of the two).
@@ -106,10 +112,11 @@ export class DecisionWriter {
       } catch (e) {
         // A conflict means another instance wrote: forget what this one remembers of it.
         this.idleMembers.forget(cluster, mk);
+        this.copies.forgetMember(cluster, mk);
         throw e;
       }
-      const etag = loaded.etags.get(etagKey("Members", entity.partitionKey, entity.rowKey));
-      if (etag) this.idleMembers.remember(cluster, mk, m, etag);
+      this.idleMembers.remember(cluster, mk, m, etag);
+      this.copies.keepMember(cluster, mk, { row: { ...entity, etag }, legacy: false });
     };
     await Promise.all(
       Object.entries(next.members)
@@ -135,13 +142,19 @@ export class DecisionWriter {
     await this.tables.Events.remove(encodeKey(cluster), encodeKey(key));
   }
 
-  private async put(loaded: Loaded, table: TableName, entity: StoredEntity): Promise<void> {
+  /** Writes a row under the ETag it was read with: the ETag before (none: created) and after. */
+  private async put(
+    loaded: Loaded,
+    table: TableName,
+    entity: StoredEntity,
+  ): Promise<{ before: string | undefined; etag: string }> {
     const t = etagKey(table, entity.partitionKey, entity.rowKey);
-    const etag = loaded.etags.get(t);
-    const fresh = etag
-      ? await this.tables[table].replace(entity, etag)
+    const before = loaded.etags.get(t);
+    const etag = before
+      ? await this.tables[table].replace(entity, before)
       : await this.tables[table].insert(entity);
-    loaded.etags.set(t, fresh);
+    loaded.etags.set(t, etag);
+    return { before, etag };
   }
 }
 

@@ -20,7 +20,17 @@ export interface Loaded {
    * moves it into its bucket.
    */
   legacyMembers?: Set<string>;
+  /**
+   * Other VMs' rows this load took from the instance's copies (reportReadCache.ts): a decision on
+   * it may be answered only if it changes nothing; one that writes is decided again once these
+   * rows are read afresh (`StateReader.refreshCopies`, pipeline/report.ts).
+   */
+  copies?: Copy[];
 }
+
+export type Copy =
+  | { table: "Readiness"; eventKey: string; mk: string }
+  | { table: "Members"; mk: string };
 
 export const emptyLoaded = (cluster: string): Loaded => ({
   state: emptyClusterState(cluster),
@@ -31,4 +41,10 @@ export const etagKey = (table: TableName, pk: string, rk: string) => `${table}|$
 
 export function rememberEtag(loaded: Loaded, table: TableName, row: StoredEntity): void {
   if (row.etag) loaded.etags.set(etagKey(table, row.partitionKey, row.rowKey), row.etag);
+}
+
+/** A row taken from this instance's copies (reportReadCache.ts) rather than read. */
+export function noteCopy(loaded: Loaded, copy: Copy): void {
+  loaded.copies ??= [];
+  loaded.copies.push(copy);
 }
