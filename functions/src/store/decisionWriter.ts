@@ -1,9 +1,16 @@
 import { odata } from "@azure/data-tables";
 import type { Decision, EventRecord, Member } from "@quiesce/core";
+import { budgetEntity } from "./budget";
 import { type StoredEntity, toEntity } from "./codec";
 import type { AuditEntry, HistoryLog } from "./history";
 import type { IdleMemberCache } from "./idleMemberCache";
-import { encodeKey, eventPartition, legacyMemberPartition, memberPartition } from "./keys";
+import {
+  decodeKey,
+  encodeKey,
+  eventPartition,
+  legacyMemberPartition,
+  memberPartition,
+} from "./keys";
 import { etagKey, type Loaded } from "./loaded";
 import type { ReportReadCache } from "./reportReadCache";
 import type { TableName, Tables } from "./tables";
@@ -65,27 +72,26 @@ export class DecisionWriter {
     await Promise.all(readinessWrites);
 
     // An event entering Approving takes a share of the cluster's maxEventsInFlight budget, a
-    // decision made from every other event's row as read. Those rows are rewritten under their
-    // ETags first, and the approving event only after: of two reports electing approvers for
-    // two events at once, at least one finds a row changed and re-decides with the other lease.
+    // decision made from every other event's row as read: those events are written with the
+    // cluster's budget row, all or nothing, under the ETag it had before they were read
+    // (budget.ts), so of two elections at once one fails and is decided again.
     const claims = Object.entries(next.events)
       .filter(([ek, ev]) => ev.phase === "Approving" && prev.events[ek]?.phase !== "Approving")
       .map(([ek]) => ek);
-    if (claims.length > 0)
-      for (const ek of Object.keys(next.events)) if (!opts.ended.has(ek)) touched.add(ek);
-    const writeEvents = (keys: string[]) =>
-      Promise.all(
-        keys.map(async (ek) => {
-          const entity = eventEntity(cluster, next.events[ek] as EventRecord, opts.ended.has(ek));
-          const { before, etag } = await this.put(loaded, "Events", entity);
-          this.copies.eventWritten(cluster, ek, before, etag, written.get(ek) ?? new Map());
-        }),
-      );
+    const entityOf = (ek: string) =>
+      eventEntity(cluster, next.events[ek] as EventRecord, opts.ended.has(ek));
     const changedEvents = Object.keys(next.events).filter(
       (ek) => next.events[ek] !== prev.events[ek] || touched.has(ek),
     );
-    await writeEvents(changedEvents.filter((ek) => !claims.includes(ek)));
-    await writeEvents(claims);
+    await Promise.all(
+      changedEvents
+        .filter((ek) => !claims.includes(ek))
+        .map(async (ek) => {
+          const { before, etag } = await this.put(loaded, "Events", entityOf(ek));
+          this.copies.eventWritten(cluster, ek, before, etag, written.get(ek) ?? new Map());
+        }),
+    );
+    if (claims.length > 0) await this.claim(loaded, claims.map(entityOf), written);
 
     await this.history.append(cluster, decision.transitions, opts.audit);
 
@@ -140,6 +146,34 @@ export class DecisionWriter {
     ]);
     await this.tables.Readiness.removeAll(rows);
     await this.tables.Events.remove(encodeKey(cluster), encodeKey(key));
+  }
+
+  /**
+   * Events entering Approving, with the cluster's budget row, in one transaction under the ETags
+   * they were read with (budget.ts). The load must have read the budget row before the events.
+   */
+  private async claim(
+    loaded: Loaded,
+    events: StoredEntity[],
+    written: ReadonlyMap<string, ReadonlyMap<string, StoredEntity>>,
+  ): Promise<void> {
+    const { cluster } = loaded.state;
+    if (loaded.budgetEtag === undefined)
+      throw new Error("an election must be decided on a load that read the cluster's budget row");
+    const rows = [budgetEntity(cluster), ...events];
+    const before = rows.map((r) => loaded.etags.get(etagKey("Events", r.partitionKey, r.rowKey)));
+    before[0] = loaded.budgetEtag ?? undefined;
+    const etags = await this.tables.Events.writeTogether(
+      rows.map((entity, k) => ({ entity, etag: before[k] })),
+    );
+    loaded.budgetEtag = etags[0] ?? null;
+    rows.forEach((r, k) => {
+      const etag = etags[k];
+      if (k === 0 || !etag) return;
+      loaded.etags.set(etagKey("Events", r.partitionKey, r.rowKey), etag);
+      const ek = decodeKey(r.rowKey);
+      this.copies.eventWritten(cluster, ek, before[k], etag, written.get(ek) ?? new Map());
+    });
   }
 
   /** Writes a row under the ETag it was read with: the ETag before (none: created) and after. */

@@ -26,6 +26,11 @@ export interface Loaded {
    * rows are read afresh (`StateReader.refreshCopies`, pipeline/report.ts).
    */
   copies?: Copy[];
+  /**
+   * The ETag of the cluster's budget row (budget.ts), read before the cluster's events; null when
+   * there is none yet; undefined when this load did not read it (then it cannot elect).
+   */
+  budgetEtag?: string | null;
 }
 
 export type Copy =

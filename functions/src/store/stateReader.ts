@@ -1,5 +1,6 @@
 import { odata } from "@azure/data-tables";
 import { isEnded, memberKey } from "@quiesce/core";
+import { isBudgetRow, readBudgetEtag } from "./budget";
 import type { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey, memberPartition } from "./keys";
 import { emptyLoaded, etagKey, type Loaded } from "./loaded";
@@ -89,7 +90,10 @@ export class StateReader {
   async addClusterEvents(loaded: Loaded): Promise<Loaded> {
     if (loaded.onlyItsEvents === false) return loaded; // added already (a decision made again)
     const pk = encodeKey(loaded.state.cluster);
+    // The budget row first: an election decided on these events is written under its ETag.
+    loaded.budgetEtag = await readBudgetEtag(this.tables.Events, loaded.state.cluster);
     for (const row of await this.tables.Events.query(odata`PartitionKey eq ${pk}`)) {
+      if (isBudgetRow(row)) continue;
       const key = decodeKey(row.rowKey);
       if (loaded.state.events[key] || loaded.state.unreadableEvents?.[key]) continue;
       this.rows.addEvent(loaded, row);
@@ -126,13 +130,14 @@ export class StateReader {
   ): Promise<void> {
     const { cluster } = loaded.state;
     const pk = encodeKey(cluster);
+    if (!opts.onlyItsEvents) loaded.budgetEtag = await readBudgetEtag(this.tables.Events, cluster);
     const rows = opts.onlyItsEvents
       ? (await Promise.all([...keys].map((k) => this.tables.Events.get(pk, encodeKey(k))))).filter(
           (r) => r !== null,
         )
       : await this.tables.Events.query(odata`PartitionKey eq ${pk}`);
     if (opts.onlyItsEvents) loaded.onlyItsEvents = true;
-    for (const row of rows) this.rows.addEvent(loaded, row);
+    for (const row of rows) if (!isBudgetRow(row)) this.rows.addEvent(loaded, row);
     const only = opts.readinessOnlyFor;
     // A report's own events are read even without an event row: an attempt that failed after
     // writing readiness but before the event (a lost race, a 5xx, a crash) left rows the next

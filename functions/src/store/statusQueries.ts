@@ -3,6 +3,7 @@ import type { EventRecord, Member, Readiness } from "@quiesce/core";
 import { type Dict, dict, type Result } from "@quiesce/protocol";
 import { PHASES, type Phase } from "@quiesce/protocol/status";
 import { z } from "zod";
+import { isBudgetRow } from "./budget";
 import type { HistoryRow } from "./clusterStore";
 import type { StoredEntity } from "./codec";
 import { HistoryEntity } from "./history";
@@ -96,6 +97,7 @@ export class StatusQueries {
     const filter = parts.length > 0 ? parts.join(" and ") : undefined;
     const rows = await this.tables.Events.query(filter, HEAD_COLUMNS);
     return rows.flatMap((row) => {
+      if (isBudgetRow(row)) return []; // budget.ts: not an event
       const head = parseColumns(this.tables.Events, EventHeadColumns, row);
       if (!head.ok) return [];
       const h = head.value;

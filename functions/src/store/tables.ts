@@ -186,6 +186,33 @@ export class CountedTable {
     }
   }
 
+  /**
+   * Rows of one partition written together, all or nothing (an entity group transaction): each
+   * created (no ETag) or replaced under its ETag. One of them changed since read (412), already
+   * there (409) or gone (404): ConcurrencyConflict, nothing written. Returns the new ETags in order.
+   */
+  async writeTogether(
+    writes: ReadonlyArray<{ entity: StoredEntity; etag: string | undefined }>,
+  ): Promise<string[]> {
+    this.bump("writes");
+    const actions: TransactionAction[] = writes.map(({ entity, etag }) => {
+      const { etag: _drop, ...body } = entity;
+      return etag ? ["update", body, "Replace", { etag }] : ["create", body];
+    });
+    try {
+      const res = await this.timed("batch", () => this.client.submitTransaction(actions));
+      return writes.map((w) => res.getResponseForEntity(w.entity.rowKey)?.etag ?? "");
+    } catch (e) {
+      const status = statusOf(e);
+      if (status === 409 || status === 412 || status === 404) {
+        this.bump("conflicts");
+        const keys = writes.map((w) => w.entity.rowKey).join(", ");
+        throw new ConcurrencyConflict(`one of ${keys} changed since read (${status})`);
+      }
+      throw e;
+    }
+  }
+
   /** Deletes rows of one partition in batches of 100 (one operation each). */
   async removeAll(rows: StoredEntity[]): Promise<void> {
     const byPartition = new Map<string, StoredEntity[]>();

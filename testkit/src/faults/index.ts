@@ -24,7 +24,7 @@ export class FaultPlan {
   }
 }
 
-const WRITES = new Set(["insert", "replace", "remove", "removeAll"]);
+const WRITES = new Set(["insert", "replace", "remove", "removeAll", "writeTogether"]);
 
 function failure(kind: FaultKind, op: string): Error {
   if (kind.startsWith("conflict")) return new ConcurrencyConflict(`injected at ${op}`);

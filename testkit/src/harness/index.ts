@@ -162,9 +162,14 @@ export async function dumpTables(
       allowInsecureConnection: true,
     });
     const rows: unknown[] = [];
-    // The member migration's marker (functions/src/store/memberRows.ts) is bookkeeping, not state.
+    // The member migration's marker (functions/src/store/memberRows.ts) and the clusters' budget
+    // rows (functions/src/store/budget.ts) are bookkeeping, not state.
     for await (const e of client.listEntities())
-      if (!(t === "Members" && e.partitionKey?.startsWith("~"))) rows.push(e);
+      if (
+        !(t === "Members" && e.partitionKey?.startsWith("~")) &&
+        !(t === "Events" && e.rowKey === "%budget")
+      )
+        rows.push(e);
     out[t] = rows;
   }
   return out;

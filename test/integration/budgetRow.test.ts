@@ -1,0 +1,120 @@
+import { applyReport } from "@quiesce/core";
+import {
+  ClusterStore,
+  ConcurrencyConflict,
+  commitDecision,
+  loadReport,
+  openTables,
+  StatusQueries,
+  zeroCounts,
+} from "@quiesce/functions";
+import { DEFAULT_POLICY, type Policy } from "@quiesce/protocol/policy";
+import type { RelayReport } from "@quiesce/protocol/relay";
+import { useAzurite } from "@quiesce/testkit/azurite";
+import { freezeEvent, makeReport, uniquePrefix } from "@quiesce/testkit/harness";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Elections serialise on the cluster's budget row (functions/src/store/budget.ts), written with
+ * the events entering Approving in one transaction, and on nothing else: an election no longer
+ * rewrites the cluster's other events, so drains in other groups do not fail it.
+ */
+
+const azurite = useAzurite();
+const NOW = Date.parse("2026-11-23T05:00:00Z");
+/** A load with the cluster's events, as an election reads them. */
+const all = { onlyItsEvents: false };
+
+async function newStore(): Promise<ClusterStore> {
+  const totals = zeroCounts();
+  const store = new ClusterStore(
+    openTables({ connectionString: azurite().connectionString }, uniquePrefix(), totals),
+    totals,
+  );
+  await store.init();
+  return store;
+}
+
+async function apply(store: ClusterStore, r: RelayReport, policy: Policy = DEFAULT_POLICY) {
+  const l = await loadReport(store, r, all);
+  const d = applyReport(l.state, r, NOW, policy);
+  await commitDecision(store, l, d, { reporter: r.vm.name });
+  return d;
+}
+
+const approves = (d: { directives: Array<{ kind: string }> }) =>
+  d.directives.some((x) => x.kind === "approve");
+
+describe("the cluster's budget row", () => {
+  const a = freezeEvent(["a-0", "a-1"]);
+  const b = freezeEvent(["b-0", "b-1"]);
+  const doc = (events: (typeof a)[]) => ({ incarnation: 1, events });
+  /** Both events' first VMs drained; each event's second VM about to finish. */
+  async function twoEventsNearlyReady(store: ClusterStore) {
+    for (const [vm, ev] of [
+      ["a-0", a],
+      ["a-1", a],
+      ["b-0", b],
+      ["b-1", b],
+    ] as const)
+      await apply(store, makeReport(vm, doc([ev])));
+    await apply(store, makeReport("a-0", { ...doc([a]), drained: [a.EventId] }));
+    await apply(store, makeReport("b-0", { ...doc([b]), drained: [b.EventId] }));
+  }
+
+  it("lets one of two elections decided on the same reads land: the other fails and, decided again, waits for the budget", async () => {
+    const store = await newStore();
+    await twoEventsNearlyReady(store);
+    const ra = makeReport("a-1", { ...doc([a]), drained: [a.EventId] });
+    const rb = makeReport("b-1", { ...doc([b]), drained: [b.EventId] });
+    // Both read before either writes, and both decide to elect (maxEventsInFlight 1).
+    const [la, lb] = await Promise.all([loadReport(store, ra, all), loadReport(store, rb, all)]);
+    const da = applyReport(la.state, ra, NOW, DEFAULT_POLICY);
+    const db = applyReport(lb.state, rb, NOW, DEFAULT_POLICY);
+    expect([approves(da), approves(db)]).toEqual([true, true]);
+    await commitDecision(store, la, da, { reporter: "a-1" });
+    // b's election touches no row a's wrote but the budget row: that is what refuses it.
+    await expect(commitDecision(store, lb, db, { reporter: "b-1" })).rejects.toBeInstanceOf(
+      ConcurrencyConflict,
+    );
+    expect(approves(await apply(store, rb))).toBe(false);
+    const phases = Object.values((await store.loadCluster("web")).state.events).map((e) => e.phase);
+    expect(phases.sort()).toEqual(["Approving", "Ready"]);
+  });
+
+  it("does not fail an election because another event of the cluster changed after it was read", async () => {
+    const store = await newStore();
+    await twoEventsNearlyReady(store);
+    const c = freezeEvent(["c-0", "c-1", "c-2"]);
+    await apply(store, makeReport("c-0", doc([c])));
+    const ra = makeReport("a-1", { ...doc([a]), drained: [a.EventId] });
+    const la = await loadReport(store, ra, all);
+    const da = applyReport(la.state, ra, NOW, DEFAULT_POLICY);
+    expect(approves(da)).toBe(true);
+    // Meanwhile c-0's drain finishes elsewhere: c's readiness and event row change.
+    await apply(store, makeReport("c-0", { ...doc([c]), drained: [c.EventId] }));
+    // a's election lands all the same: it rewrites neither c's row nor b's.
+    await commitDecision(store, la, da, { reporter: "a-1" });
+    const events = (await store.loadCluster("web")).state.events;
+    expect(events[a.EventId.toLowerCase()]?.phase).toBe("Approving");
+    expect(events[c.EventId.toLowerCase()]?.phase).toBe("Draining");
+  });
+
+  it("is not an event: not loaded, listed or counted as one", async () => {
+    const store = await newStore();
+    await twoEventsNearlyReady(store);
+    await apply(store, makeReport("a-1", { ...doc([a]), drained: [a.EventId] }));
+    const loaded = await store.loadCluster("web");
+    expect(Object.keys(loaded.state.events).sort()).toEqual(
+      [a.EventId, b.EventId].map((id) => id.toLowerCase()).sort(),
+    );
+    expect(loaded.state.unreadableEvents).toBeUndefined();
+    expect(loaded.budgetEtag).toEqual(expect.any(String));
+    const heads = await new StatusQueries(store.tables, store.memberRows).eventHeads({
+      cluster: "web",
+    });
+    expect(heads.map((h) => h.key).sort()).toEqual(
+      [a.EventId, b.EventId].map((id) => id.toLowerCase()).sort(),
+    );
+  });
+});
