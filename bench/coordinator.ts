@@ -9,7 +9,14 @@ import { type CoordinatorProcess, startCoordinatorProcess } from "@quiesce/testk
  */
 export function startBenchCoordinator(
   connectionString: string,
-  o: { execArgv?: string[]; metrics?: boolean; keysDir?: string; bundle?: string } = {},
+  o: {
+    execArgv?: string[];
+    metrics?: boolean;
+    keysDir?: string;
+    bundle?: string;
+    /** QUIESCE_* settings (a policy). */
+    settings?: Record<string, string>;
+  } = {},
 ): Promise<CoordinatorProcess> {
   return startCoordinatorProcess({
     bundle: o.bundle ?? join(__dirname, "coordinator.cjs"),
@@ -18,6 +25,7 @@ export function startBenchCoordinator(
     inheritOutput: true,
     metrics: o.metrics ?? false,
     ...(o.keysDir ? { keysDir: o.keysDir } : {}),
+    ...(o.settings ? { settings: o.settings } : {}),
     execArgv: [
       ...(o.execArgv ?? []),
       ...(process.env.BENCH_COORDINATOR_NODE_ARGS ?? "").split(" ").filter(Boolean),

@@ -26,7 +26,8 @@ import { round } from "./stats";
  * second land on each partition key when every relay reports at the cadence the coordinator
  * asks of it?
  *
- * The real handlers and store on Azurite, in this process, on a manual clock: simulated time, so
+ * The real handlers and store on Azurite, in this process, as three Function instances (each with
+ * its own caches, reports spread over them in turn), on a manual clock: simulated time, so
  * the rates are those the default policy implies for 1,000 relays, not what two shared cores
  * can push. Each relay reports again after the `nextReportInSeconds` of its last answer; the
  * sweep runs every 10 s. Every table call is tallied by partition key: a point read or a write
@@ -43,6 +44,8 @@ const GROUPS = VMS / 100;
 const AFFECTED = 5;
 const SIMULATED_SECONDS = 30;
 const SWEEP_SECONDS = 10;
+/** Function instances serving the reports (BENCH_PARTITION_INSTANCES): each has its own caches. */
+const INSTANCES = Number(process.env.BENCH_PARTITION_INSTANCES ?? 3);
 
 export interface PartitionLoad {
   table: TableName;
@@ -62,6 +65,8 @@ export interface PartitionScenario {
 
 export interface PartitionsResult {
   vms: number;
+  /** Function instances the reports were spread over (absent in earlier runs: one). */
+  instances?: number;
   groups: number;
   affectedPerEvent: number;
   simulatedSeconds: number;
@@ -97,12 +102,18 @@ async function scenario(
   const tally: Tally = new Map();
   const totals = zeroCounts();
   const tables = talliedTables(connectionString, c.prefix, totals, tally);
-  const store = new ClusterStore(tables, totals, c.clock);
-  const handlers = createHandlers({ ...c.deps, store });
+  // INSTANCES Function instances on the same tables, each with its own caches (the idle members,
+  // the copies of rows reports during events read), reports spread over them in turn.
+  const instances = Array.from({ length: INSTANCES }, () =>
+    createHandlers({ ...c.deps, store: new ClusterStore(tables, totals, c.clock) }),
+  );
+  const handlers = instances[0] as (typeof instances)[number];
+  let turn = 0;
   const cluster = "big";
   const send = async (r: RelayReport): Promise<ReportResponse> => {
+    const on = instances[turn++ % INSTANCES] as (typeof instances)[number];
     const res = await call(
-      handlers.report,
+      on.report,
       request("POST", "relay/report", { key: c.relayKey, body: r }),
     );
     if (res.status !== 200) throw new Error(`report answered ${res.status}`);
@@ -230,6 +241,7 @@ export async function measurePartitions(): Promise<PartitionsResult> {
     const oneEventShare = scenarios[0]?.busiest[0]?.shareOfTarget ?? 0;
     return {
       vms: VMS,
+      instances: INSTANCES,
       groups: GROUPS,
       affectedPerEvent: AFFECTED,
       simulatedSeconds: SIMULATED_SECONDS,

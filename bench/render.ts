@@ -125,7 +125,7 @@ export function renderMarkdown(r: BenchResults): string {
     lines.push(
       `## (h) Table partition load at ${p.vms.toLocaleString("en-US")} VMs in one cluster`,
       "",
-      `${p.vms} VMs in ${p.groups} placement groups of ${p.vms / p.groups}; each event names ${p.affectedPerEvent} VMs of its group and is seen by all of it; ${p.simulatedSeconds} s of simulated time with every relay at the cadence its answers ask for and the sweep every 10 s. Entities per second per partition key (a point read or write is one, a query as many as it returns) against Table Storage's ${p.targetEntitiesPerSecond} per partition (target: the busiest at most ${p.limit * 100} % in every scenario, the wave included: ${verdict(p.pass)}).`,
+      `${p.vms} VMs in ${p.groups} placement groups of ${p.vms / p.groups}, their reports spread over ${p.instances ?? 1} Function instance${(p.instances ?? 1) === 1 ? "" : "s"} (each with its own caches); each event names ${p.affectedPerEvent} VMs of its group and is seen by all of it; ${p.simulatedSeconds} s of simulated time with every relay at the cadence its answers ask for and the sweep every 10 s. Entities per second per partition key (a point read or write is one, a query as many as it returns) against Table Storage's ${p.targetEntitiesPerSecond} per partition (target: the busiest at most ${p.limit * 100} % in every scenario, the wave included: ${verdict(p.pass)}).`,
       "",
       "| Scenario | Reports/s | Busiest partitions (entities/s, share of the target) |",
       "| --- | --- | --- |",
@@ -145,9 +145,11 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.scale) {
     const x = r.scale;
     lines.push(
-      "## (i) 10,000 VMs in one deployment",
+      x.clusters === 1 ? "## (i) One cluster of 10,000 VMs" : "## (i) 10,000 VMs in one deployment",
       "",
-      `${x.vms} relays' reports over real HTTP, ${x.clusters} clusters, ${x.processes} coordinator processes on one Azurite behind a round-robin front; ${x.events} events run their whole life in ${x.events} clusters (each seen by 10 VMs, naming 3; their relays report every 250 ms) while idle heartbeats rotate over the fleet from 24 workers.`,
+      x.clusters === 1
+        ? `${x.vms} relays' reports over real HTTP, one cluster, ${x.processes} coordinator processes on one Azurite behind a round-robin front; ${x.events} events run their whole life at once in ${x.events} groups of the cluster (each seen by ${x.groupSize ?? 10} VMs, naming 3; their relays report every ${x.eventReportMs ?? 250} ms; the cluster's budget allows ${x.events} in flight) while idle heartbeats rotate over the fleet${x.idlePerSecond ? ` at ${x.idlePerSecond} per second` : " from 24 workers"}.`
+        : `${x.vms} relays' reports over real HTTP, ${x.clusters} clusters, ${x.processes} coordinator processes on one Azurite behind a round-robin front; ${x.events} events run their whole life in ${x.events} clusters (each seen by 10 VMs, naming 3; their relays report every 250 ms) while idle heartbeats rotate over the fleet from 24 workers.`,
       "",
       "| Measure | Result | Target |",
       "| --- | --- | --- |",
@@ -160,6 +162,11 @@ export function renderMarkdown(r: BenchResults): string {
           : ""
       }) | |`,
       `| Reports/s per process | ${x.load.perProcess.map((p) => p.reportsPerSecond).join(" / ")} (CPU ${x.load.perProcess.map((p) => p.cpuMsPerReport).join(" / ")} ms per report) | |`,
+      ...(x.machine
+        ? [
+            `| CPU headroom during the events (the machine: coordinators, Azurite, load generator) | ${Math.round(x.machine.idleShare * 100)} % of ${x.machine.cores} cores idle | |`,
+          ]
+        : []),
       `| Member rows stored | ${x.members.stored} of ${x.members.expected} | all (${verdict(x.members.stored === x.members.expected)}) |`,
       `| Approvers per event | ${x.approvers.perEvent.join(", ")} | exactly one (${verdict(x.approvers.exactlyOne)}) |`,
       `| Events Completed, drains and recovers stored | ${x.completed} of ${x.events}, ${x.drainsAndRecoversStored ? "all stored" : "**some missing**"} | all (${verdict(x.completed === x.events && x.drainsAndRecoversStored)}) |`,

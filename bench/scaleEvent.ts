@@ -7,11 +7,10 @@ import { type Fleet, hookRun } from "@quiesce/testkit/fleet";
 
 /**
  * One event of figure (i), its whole life driven by its group's relays, each reporting every
- * 250 ms: the fabric's document goes Scheduled (incarnation 2), Started once approved (3), gone
+ * `reportMs`: the fabric's document goes Scheduled (incarnation 2), Started once approved (3), gone
  * (4); the affected VMs' drains finish 1 s, 1.5 s and 2 s in.
  */
 
-const EVENT_REPORT_MS = 250;
 const AFFECTED = 3;
 
 /** What a report's answer says, as far as a relay of this benchmark reads it. */
@@ -34,6 +33,8 @@ export async function runEvent(
   fleet: Fleet,
   post: (body: RelayReport) => Promise<Answer | null>,
   connectionString: string,
+  /** How often each relay of the group reports. */
+  reportMs: number,
 ): Promise<EventOutcome> {
   const affected = vms.slice(0, AFFECTED);
   const ev: ScheduledEvent = scheduled(
@@ -109,7 +110,7 @@ export async function runEvent(
         }
         if (incarnation === 3 && Date.now() - startedAt > 1000) incarnation = 4;
         if (incarnation === 4 && (await eventCompleted(vm))) completed = true;
-        await delay(EVENT_REPORT_MS);
+        await delay(reportMs);
       }
     }),
   );
