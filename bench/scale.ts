@@ -83,7 +83,10 @@ export interface ScaleResult {
   pass: boolean;
 }
 
-const AnswerSchema = z.looseObject({ directives: z.array(z.looseObject({ kind: z.string() })) });
+const AnswerSchema = z.looseObject({
+  directives: z.array(z.looseObject({ kind: z.string() })),
+  nextReportInSeconds: z.number(),
+});
 
 export async function measureScale(): Promise<ScaleResult> {
   const azurite = await startAzurite();

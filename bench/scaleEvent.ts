@@ -6,8 +6,8 @@ import { scheduled, started } from "@quiesce/testkit/documents";
 import { type Fleet, hookRun } from "@quiesce/testkit/fleet";
 
 /**
- * One event of figure (i), its whole life driven by its group's relays, each reporting every
- * `reportMs`: the fabric's document goes Scheduled (incarnation 2), Started once approved (3), gone
+ * One event of figure (i), its whole life driven by its group's relays, each reporting at the
+ * cadence its answers ask for, `reportMs` standing for the 5 s active interval: the fabric's document goes Scheduled (incarnation 2), Started once approved (3), gone
  * (4); the affected VMs' drains finish 1 s, 1.5 s and 2 s in.
  */
 
@@ -16,7 +16,11 @@ const AFFECTED = 3;
 /** What a report's answer says, as far as a relay of this benchmark reads it. */
 export interface Answer {
   directives: Array<{ kind: string }>;
+  nextReportInSeconds: number;
 }
+
+/** The default active report interval, which `reportMs` stands for. */
+const ACTIVE_SECONDS = 5;
 
 export interface EventOutcome {
   eventId: string;
@@ -110,7 +114,11 @@ export async function runEvent(
         }
         if (incarnation === 3 && Date.now() - startedAt > 1000) incarnation = 4;
         if (incarnation === 4 && (await eventCompleted(vm))) completed = true;
-        await delay(reportMs);
+        // As a relay does: again when the answer asks (bystanders every 30 s, named VMs every
+        // active interval, 1 s while they may take a budget), on this run's time scale; a refused
+        // report again after one active interval's worth (a relay honours Retry-After: 1).
+        const asked = a ? (a.nextReportInSeconds / ACTIVE_SECONDS) * reportMs : reportMs;
+        await delay(Math.min(asked, 6 * reportMs));
       }
     }),
   );
