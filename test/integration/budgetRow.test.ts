@@ -1,17 +1,15 @@
 import { applyReport } from "@quiesce/core";
 import {
-  ClusterStore,
+  type ClusterStore,
   ConcurrencyConflict,
   commitDecision,
   loadReport,
-  openTables,
   StatusQueries,
-  zeroCounts,
 } from "@quiesce/functions";
 import { DEFAULT_POLICY, type Policy } from "@quiesce/protocol/policy";
 import type { RelayReport } from "@quiesce/protocol/relay";
 import { useAzurite } from "@quiesce/testkit/azurite";
-import { freezeEvent, makeReport, uniquePrefix } from "@quiesce/testkit/harness";
+import { freezeEvent, makeReport, testStore } from "@quiesce/testkit/harness";
 import { describe, expect, it } from "vitest";
 
 /**
@@ -25,15 +23,7 @@ const NOW = Date.parse("2026-11-23T05:00:00Z");
 /** A load with the cluster's events, as an election reads them. */
 const all = { onlyItsEvents: false };
 
-async function newStore(): Promise<ClusterStore> {
-  const totals = zeroCounts();
-  const store = new ClusterStore(
-    openTables({ connectionString: azurite().connectionString }, uniquePrefix(), totals),
-    totals,
-  );
-  await store.init();
-  return store;
-}
+const newStore = (): Promise<ClusterStore> => testStore(azurite().connectionString);
 
 async function apply(store: ClusterStore, r: RelayReport, policy: Policy = DEFAULT_POLICY) {
   const l = await loadReport(store, r, all);

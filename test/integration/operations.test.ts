@@ -4,6 +4,7 @@ import {
   call,
   freezeEvent,
   makeReport,
+  otherInstance,
   request,
   type TestCoordinator,
   testCoordinator,
@@ -50,14 +51,7 @@ describe("table operations per report", () => {
   it("meet the budget: idle heartbeat at most 1 read and 0 writes (1 when lastSeenAt is due); event-time reports a handful", async () => {
     const c = await testCoordinator(azurite().connectionString);
     // A second instance on the same tables: it has not seen the member, so it reads it.
-    const other = await testCoordinator(azurite().connectionString, {
-      clock: c.clock,
-      settings: {
-        QUIESCE_TABLE_PREFIX: c.prefix,
-        QUIESCE_RELAY_KEY: c.relayKey,
-        QUIESCE_OPERATOR_KEY: c.operatorKey,
-      },
-    });
+    const other = await otherInstance(c);
     const rows: [string, Omit<OpCounts, "conflicts">][] = [];
     const ev = freezeEvent(["web-0", "web-1"]);
 
@@ -114,14 +108,7 @@ describe("table operations per report", () => {
 
   it("notices an event that left while another instance applied it, though this instance remembered the member idle", async () => {
     const a = await testCoordinator(azurite().connectionString);
-    const b = await testCoordinator(azurite().connectionString, {
-      clock: a.clock,
-      settings: {
-        QUIESCE_TABLE_PREFIX: a.prefix,
-        QUIESCE_RELAY_KEY: a.relayKey,
-        QUIESCE_OPERATOR_KEY: a.operatorKey,
-      },
-    });
+    const b = await otherInstance(a);
     const ev = freezeEvent(["web-0", "web-1"]);
     await measure(a, makeReport("web-0")); // a remembers web-0 idle at incarnation 1
     a.clock.advance(1_000);

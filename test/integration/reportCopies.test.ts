@@ -5,6 +5,7 @@ import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   freezeEvent,
   makeReport,
+  otherInstance,
   postReport,
   type TestCoordinator,
   testCoordinator,
@@ -38,15 +39,7 @@ async function ops(c: TestCoordinator, body: unknown, key = c.relayKey) {
 /** Two instances of one deployment: same tables, same clock, same keys. */
 async function twoInstances() {
   const a = await testCoordinator(azurite().connectionString);
-  const b = await testCoordinator(azurite().connectionString, {
-    clock: a.clock,
-    settings: {
-      QUIESCE_TABLE_PREFIX: a.prefix,
-      QUIESCE_RELAY_KEY: a.relayKey,
-      QUIESCE_OPERATOR_KEY: a.operatorKey,
-    },
-  });
-  return { a, b, key: a.relayKey };
+  return { a, b: await otherInstance(a), key: a.relayKey };
 }
 
 describe("a heartbeat during an event", () => {

@@ -6,32 +6,22 @@ import {
   type Readiness,
 } from "@quiesce/core";
 import {
-  ClusterStore,
+  type ClusterStore,
   ConcurrencyConflict,
   commitDecision,
   loadReport,
-  openTables,
   withConflictRetry,
-  zeroCounts,
 } from "@quiesce/functions";
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
 import { useAzurite } from "@quiesce/testkit/azurite";
-import { freezeEvent, makeReport, uniquePrefix } from "@quiesce/testkit/harness";
+import { freezeEvent, makeReport, testStore } from "@quiesce/testkit/harness";
 import { describe, expect, it } from "vitest";
 
 const azurite = useAzurite();
 /** A report's load with all the cluster's events, decided once (no election round). */
 const all = { onlyItsEvents: false };
 
-async function newStore(): Promise<ClusterStore> {
-  const totals = zeroCounts();
-  const store = new ClusterStore(
-    openTables({ connectionString: azurite().connectionString }, uniquePrefix(), totals),
-    totals,
-  );
-  await store.init();
-  return store;
-}
+const newStore = (): Promise<ClusterStore> => testStore(azurite().connectionString);
 
 const NOW = Date.parse("2026-11-23T05:00:00Z");
 

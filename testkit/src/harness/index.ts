@@ -2,7 +2,14 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { TableClient } from "@azure/data-tables";
 import { HttpRequest, InvocationContext } from "@azure/functions";
 import type { RetryOptions } from "@quiesce/functions";
-import { type Coordinator, createCoordinator, loadCoordinatorSettings } from "@quiesce/functions";
+import {
+  ClusterStore,
+  type Coordinator,
+  createCoordinator,
+  loadCoordinatorSettings,
+  openTables,
+  zeroCounts,
+} from "@quiesce/functions";
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
 import type { RelayReport } from "@quiesce/protocol/relay";
 
@@ -49,6 +56,26 @@ export async function testCoordinator(
     ...(opts.retry ? { retry: opts.retry } : {}),
   });
   return { ...c, relayKey, operatorKey, clock, prefix, connectionString };
+}
+
+/** A store on fresh tables (a prefix of its own), created. */
+export async function testStore(connectionString: string): Promise<ClusterStore> {
+  const totals = zeroCounts();
+  const store = new ClusterStore(openTables({ connectionString }, uniquePrefix(), totals), totals);
+  await store.init();
+  return store;
+}
+
+/** Another Function instance of the same deployment: same tables, clock and keys, its own caches. */
+export function otherInstance(c: TestCoordinator): Promise<TestCoordinator> {
+  return testCoordinator(c.connectionString, {
+    clock: c.clock,
+    settings: {
+      QUIESCE_TABLE_PREFIX: c.prefix,
+      QUIESCE_RELAY_KEY: c.relayKey,
+      QUIESCE_OPERATOR_KEY: c.operatorKey,
+    },
+  });
 }
 
 export const context = () => new InvocationContext({ logHandler: () => undefined });
