@@ -1,0 +1,179 @@
+import { z } from "zod";
+import type { Result } from "../result";
+import {
+  type ControlPlaneObservation,
+  ControlPlaneScheduledEvent,
+  isScheduledEventType,
+  parseScheduledEventId,
+} from "./scheduledEvent";
+
+/**
+ * Event Grid deliveries to the coordinator's webhook: an array of events in the Event Grid schema
+ * (what a system topic's subscription delivers by default), or CloudEvents 1.0 (one event, or a
+ * batch). Sources: azure-compute-docs `scheduled-events-event-grid.md` (the payload, 05/01/2026),
+ * learn.microsoft.com "Event Grid event schema", "CloudEvents v1.0 schema" and "Endpoint
+ * validation with Event Grid events" (the handshake).
+ *
+ * The docs name the event type three ways (`microsoft.maintenance/scheduledevents/write`,
+ * `Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted`, and the
+ * topic as `Microsoft.Maintenance.ScheduledEvents`), so an event is taken for a scheduled event
+ * by its resource type and id, never by `eventType`. Other events of the topic (AKS planned
+ * maintenance, `ManagedCluster`) are counted as ignored, not refused.
+ */
+
+export const SUBSCRIPTION_VALIDATION_EVENT = "Microsoft.EventGrid.SubscriptionValidationEvent";
+
+const ResourceInfo = z.looseObject({
+  id: z.string().min(1).max(1024),
+  name: z.string().max(256).optional(),
+  type: z.string().max(256),
+  properties: z.unknown(),
+});
+
+const MaintenanceData = z.looseObject({
+  resourceInfo: ResourceInfo,
+  operationalInfo: z.looseObject({ resourceEventTime: z.string().max(64).optional() }).optional(),
+  apiVersion: z.string().max(64).optional(),
+});
+
+const EventGridEvent = z.looseObject({
+  id: z.string().min(1).max(256),
+  topic: z.string().max(1024).optional(),
+  subject: z.string().max(1024),
+  eventType: z.string().min(1).max(256),
+  eventTime: z.string().max(64),
+  data: z.unknown(),
+  dataVersion: z.string().max(32).optional(),
+  metadataVersion: z.string().max(32).optional(),
+});
+
+const CloudEvent = z.looseObject({
+  specversion: z.literal("1.0"),
+  id: z.string().min(1).max(256),
+  source: z.string().max(1024),
+  type: z.string().min(1).max(256),
+  subject: z.string().max(1024).optional(),
+  time: z.string().max(64).optional(),
+  data: z.unknown(),
+});
+
+/** At most this many events in one delivery (Event Grid's batches are smaller by default). */
+export const MAX_EVENTS_PER_DELIVERY = 5_000;
+
+export type EventGridDelivery =
+  /** Event Grid's subscription validation handshake: answer `{validationResponse: code}`. */
+  | { kind: "validation"; validationCode: string; validationUrl: string | null }
+  | {
+      kind: "events";
+      observations: ControlPlaneObservation[];
+      /** Events of other types or resources (AKS maintenance, say): acknowledged, not used. */
+      ignored: number;
+      /** Scheduled events whose properties did not parse: the first problem of each. */
+      problems: string[];
+    };
+
+interface Envelope {
+  id: string;
+  type: string;
+  time: string | undefined;
+  data: unknown;
+}
+
+/**
+ * Parses a delivery's JSON body. A malformed envelope is an error, answered 400: Event Grid does
+ * not retry a webhook's 400, 401, 403 or 413 (it dead-letters or drops the event; learn.microsoft.com
+ * "Event Grid message delivery and retry"), which is right for a body that will never parse. A
+ * scheduled event whose properties do not parse is reported in `problems` with the rest accepted.
+ * Event Grid delivers at least once and in no particular order: duplicates and reordering are the
+ * caller's to reconcile (`deliveryId`, `observedAt`).
+ */
+export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery> {
+  const items = Array.isArray(body) ? body : [body];
+  if (items.length === 0) return err("an Event Grid delivery holds at least one event");
+  if (items.length > MAX_EVENTS_PER_DELIVERY)
+    return err(`more than ${MAX_EVENTS_PER_DELIVERY} events in one delivery`);
+  const envelopes: Envelope[] = [];
+  for (const [i, item] of items.entries()) {
+    const e = envelopeOf(item);
+    if (!e.ok) return err(`event ${i}: ${e.error}`);
+    envelopes.push(e.value);
+  }
+  const validation = envelopes.find((e) => e.type === SUBSCRIPTION_VALIDATION_EVENT);
+  if (validation) {
+    const data = z
+      .looseObject({
+        validationCode: z.string().min(1).max(256),
+        validationUrl: z.string().max(2048).optional(),
+      })
+      .safeParse(validation.data);
+    if (!data.success) return err("subscription validation event without a validationCode");
+    return ok({
+      kind: "validation",
+      validationCode: data.data.validationCode,
+      validationUrl: data.data.validationUrl ?? null,
+    });
+  }
+  const observations: ControlPlaneObservation[] = [];
+  const problems: string[] = [];
+  let ignored = 0;
+  for (const e of envelopes) {
+    const data = MaintenanceData.safeParse(e.data);
+    const located = data.success ? parseScheduledEventId(data.data.resourceInfo.id) : null;
+    if (!data.success || !located || !isScheduledEventType(data.data.resourceInfo.type)) {
+      ignored++;
+      continue;
+    }
+    const event = ControlPlaneScheduledEvent.safeParse(data.data.resourceInfo.properties);
+    if (!event.success) {
+      problems.push(
+        `${e.id}: ${event.error.issues[0]?.path.join(".")} ${event.error.issues[0]?.message}`,
+      );
+      continue;
+    }
+    const at = timeOf(data.data.operationalInfo?.resourceEventTime) ?? timeOf(e.time);
+    observations.push({
+      source: "eventGrid",
+      scope: located.scope,
+      event: event.data,
+      observedAt: at,
+      deliveryId: e.id,
+    });
+  }
+  return ok({ kind: "events", observations, ignored, problems });
+}
+
+function envelopeOf(item: unknown): Result<Envelope> {
+  const cloud = CloudEvent.safeParse(item);
+  if (cloud.success)
+    return ok({
+      id: cloud.data.id,
+      type: cloud.data.type,
+      time: cloud.data.time,
+      data: cloud.data.data,
+    });
+  const grid = EventGridEvent.safeParse(item);
+  if (grid.success)
+    return ok({
+      id: grid.data.id,
+      type: grid.data.eventType,
+      time: grid.data.eventTime,
+      data: grid.data.data,
+    });
+  const issue = grid.error.issues[0];
+  return err(
+    `neither an Event Grid nor a CloudEvents 1.0 event (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`,
+  );
+}
+
+/** Epoch ms of an ISO 8601 time (Azure sends 7 fractional digits, and sometimes no zone: UTC). */
+function timeOf(text: string | undefined): number | null {
+  if (!text) return null;
+  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
+  if (!iso.test(text)) return null;
+  const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}Z`;
+  const ms = Date.parse(zoned.replace(/(\.\d{3})\d+/, "$1"));
+  return Number.isNaN(ms) ? null : ms;
+}
+
+const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+const err = (error: string): Result<never> => ({ ok: false, error });

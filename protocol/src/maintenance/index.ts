@@ -1,0 +1,2 @@
+export * from "./eventGrid";
+export * from "./scheduledEvent";
