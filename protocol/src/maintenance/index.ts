@@ -1,2 +1,3 @@
 export * from "./eventGrid";
+export * from "./resourceGraph";
 export * from "./scheduledEvent";
