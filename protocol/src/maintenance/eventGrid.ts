@@ -36,26 +36,30 @@ const MaintenanceData = z.looseObject({
   apiVersion: z.string().max(64).optional(),
 });
 
-const EventGridEvent = z.looseObject({
-  id: z.string().min(1).max(256),
-  topic: z.string().max(1024).optional(),
-  subject: z.string().max(1024),
-  eventType: z.string().min(1).max(256),
-  eventTime: z.string().max(64),
-  data: z.unknown(),
-  dataVersion: z.string().max(32).optional(),
-  metadataVersion: z.string().max(32).optional(),
-});
+const EventGridEvent = z
+  .looseObject({
+    id: z.string().min(1).max(256),
+    topic: z.string().max(1024).optional(),
+    subject: z.string().max(1024),
+    eventType: z.string().min(1).max(256),
+    eventTime: z.string().max(64),
+    data: z.unknown(),
+    dataVersion: z.string().max(32).optional(),
+    metadataVersion: z.string().max(32).optional(),
+  })
+  .transform((e): Envelope => ({ id: e.id, type: e.eventType, time: e.eventTime, data: e.data }));
 
-const CloudEvent = z.looseObject({
-  specversion: z.literal("1.0"),
-  id: z.string().min(1).max(256),
-  source: z.string().max(1024),
-  type: z.string().min(1).max(256),
-  subject: z.string().max(1024).optional(),
-  time: z.string().max(64).optional(),
-  data: z.unknown(),
-});
+const CloudEvent = z
+  .looseObject({
+    specversion: z.literal("1.0"),
+    id: z.string().min(1).max(256),
+    source: z.string().max(1024),
+    type: z.string().min(1).max(256),
+    subject: z.string().max(1024).optional(),
+    time: z.string().max(64).optional(),
+    data: z.unknown(),
+  })
+  .transform((e): Envelope => ({ id: e.id, type: e.type, time: e.time, data: e.data }));
 
 /** At most this many events in one delivery (Event Grid's batches are smaller by default). */
 export const MAX_EVENTS_PER_DELIVERY = 5_000;
@@ -144,21 +148,9 @@ export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery>
 
 function envelopeOf(item: unknown): Result<Envelope> {
   const cloud = CloudEvent.safeParse(item);
-  if (cloud.success)
-    return ok({
-      id: cloud.data.id,
-      type: cloud.data.type,
-      time: cloud.data.time,
-      data: cloud.data.data,
-    });
+  if (cloud.success) return ok(cloud.data);
   const grid = EventGridEvent.safeParse(item);
-  if (grid.success)
-    return ok({
-      id: grid.data.id,
-      type: grid.data.eventType,
-      time: grid.data.eventTime,
-      data: grid.data.data,
-    });
+  if (grid.success) return ok(grid.data);
   const issue = grid.error.issues[0];
   return err(
     `neither an Event Grid nor a CloudEvents 1.0 event (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`,
