@@ -122,7 +122,10 @@ export class DecisionWriter {
         throw e;
       }
       this.idleMembers.remember(cluster, mk, m, etag);
-      this.copies.keepMember(cluster, mk, { row: { ...entity, etag }, legacy: false });
+      // Copies are for reports during events: an idle VM's row would only crowd them out.
+      if (m.eventKeys.length > 0)
+        this.copies.keepMember(cluster, mk, { row: { ...entity, etag }, legacy: false });
+      else this.copies.forgetMember(cluster, mk);
     };
     await Promise.all(
       Object.entries(next.members)

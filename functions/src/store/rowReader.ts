@@ -46,8 +46,10 @@ export class RowReader {
       return copy ? this.addMember(loaded, mk, copy, false) : undefined;
     }
     const found = await this.memberRows.get(cluster, mk);
-    this.copies.keepMember(cluster, mk, found);
-    return found ? this.addMember(loaded, mk, found, true) : undefined;
+    const member = found ? this.addMember(loaded, mk, found, true) : undefined;
+    // Copies are for reports during events: an idle VM's row would only crowd them out.
+    if (!found || (member?.eventKeys.length ?? 0) > 0) this.copies.keepMember(cluster, mk, found);
+    return member;
   }
 
   async readAllMembers(loaded: Loaded): Promise<void> {
