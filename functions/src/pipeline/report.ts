@@ -83,27 +83,15 @@ export async function processReport(
       return { before: own.state, decision, hooksStored: [], attested, now };
     }
     const inputs = attested ? { attestation: attested.decision.attestation } : {};
-    let { loaded, decision } = await electApprover(
-      deps,
-      decide(own, report, now, policy, inputs),
-      report,
-      now,
-      policy,
-      inputs,
-    );
+    const decideOn = (l: Loaded) =>
+      electApprover(deps, decide(l, report, now, policy, inputs), report, now, policy, inputs);
+    let { loaded, decision } = await decideOn(own);
     // Other VMs' rows may be this instance's copies (store/reportReadCache.ts): a decision on
     // them that would change anything is made again once they are read afresh, so every write
     // is decided on rows read for it, as without the copies.
     if (loaded.copies && !changesNothing(loaded.state, decision)) {
       await deps.store.refreshCopies(loaded);
-      ({ loaded, decision } = await electApprover(
-        deps,
-        decide(loaded, report, now, policy, inputs),
-        report,
-        now,
-        policy,
-        inputs,
-      ));
+      ({ loaded, decision } = await decideOn(loaded));
     }
     firstBefore ??= loaded.state;
     await commitDecision(deps.store, loaded, decision, { reporter });
