@@ -2,6 +2,7 @@ import { dict } from "@quiesce/protocol";
 import { hidesEvents } from "@quiesce/protocol/imds";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { Phase } from "@quiesce/protocol/status";
+import { isAgentless } from "./agentlessVms";
 import { DELETES_VMS } from "./eventTypes";
 import { isLiveForEvent } from "./liveness";
 import { loadBalancerBlocker } from "./loadBalancer";
@@ -95,6 +96,15 @@ export function decideApproval(
           reason: "drainFailed",
           detail: `drain hook failed${drain.detail ? `: ${drain.detail}` : ""}`,
         });
+    } else if (!member && isAgentless(state, mk, policy)) {
+      // No relay: the coordinator runs its drain (agentless.ts); it blocks like a relay's would.
+      blockers.push({
+        vm,
+        reason: drain ? "draining" : "drainPending",
+        detail: drain
+          ? `the coordinator's drain hook ${drain.status} (attempt ${drain.attempt}; no relay on this VM)`
+          : "no relay on this VM: the coordinator runs its drain hook",
+      });
     } else if (!member) {
       if (policy.unmanagedVms === "block")
         blockers.push({

@@ -1,5 +1,6 @@
 import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
+import { isLiveForEvent } from "./liveness";
 import {
   type ArmFailure,
   type ClusterState,
@@ -40,7 +41,29 @@ export function controlPlaneWanted(
     return `the lease of ${e.failedApprovers.at(-1)} ran out without StartRequests confirmed`;
   if (now - e.phaseSince >= p.afterSeconds * 1000)
     return `no relay took the lease within ${p.afterSeconds} s of the event being Ready`;
+  if (e.published && !relayMayApprove(state, e, now, policy))
+    return "no live relay sees the event (Azure published it off the VM): nobody else can approve it";
   return null;
+}
+
+/**
+ * Whether some relay could still take the lease: a live one, not dry-run, not failed before,
+ * whose document has the event. When none can (a group without relays, known from Event Grid or
+ * Resource Graph), waiting `afterSeconds` for one would only waste the notice.
+ */
+function relayMayApprove(
+  state: ClusterState,
+  e: EventRecord,
+  now: number,
+  policy: Policy,
+): boolean {
+  for (const [mk, row] of Object.entries(state.readiness[e.key] ?? {})) {
+    const m = state.members[mk];
+    if (!row.inDocument || !m || m.dryRun || e.failedApprovers.includes(mk)) continue;
+    if (e.eventType === "Terminate" && !e.resources.some((r) => memberKey(r) === mk)) continue;
+    if (isLiveForEvent(m, e, now, policy)) return true;
+  }
+  return false;
 }
 
 /** The patch that gives the control plane the lease (the caller checked it is electable). */

@@ -7,7 +7,7 @@ import {
 } from "./approval";
 import type { Candidate } from "./evaluate";
 import { checkGates, type EvaluationInputs, gatesPass } from "./gates";
-import type { ClusterState, EventRecord } from "./state";
+import { type ClusterState, type EventRecord, memberKey } from "./state";
 
 /**
  * Whether anyone may be elected to approve the event now: invariant 1 (decideApproval), the
@@ -41,6 +41,10 @@ export function tryElect(
   if (!member || member.dryRun) return null;
   if (e.failedApprovers.includes(c.memberKey)) return null;
   if (!c.seesScheduled(e.key)) return null; // invariant 3: only a VM that sees the event approves it
+  // A scale set's Terminate is approved by the VM it deletes, never a neighbour: every VM is to
+  // approve "only the EventID relevant for that VM" (virtual-machine-scale-sets-terminate-notification.md).
+  if (e.eventType === "Terminate" && !e.resources.some((r) => memberKey(r) === c.memberKey))
+    return null;
   const d = electable(state, e, now, policy, inputs);
   if (!d) return null;
   const attempt = (e.lease?.attempt ?? e.failedApprovers.length) + 1;

@@ -1,4 +1,6 @@
 export { storedHooks } from "./acknowledge";
+export * from "./agentless";
+export { agentlessVms, isAgentless } from "./agentlessVms";
 export {
   activeOverride,
   decideApproval,
@@ -20,6 +22,8 @@ export * from "./gates";
 export { isLive, isLiveForEvent, livenessGranularityMs, livenessTimeoutMs } from "./liveness";
 export * from "./loadBalancer";
 export * from "./operator";
+export { applyPublished } from "./published";
+export * from "./publishedView";
 export * from "./report";
 export * from "./resources";
 export * from "./scope";

@@ -4,6 +4,7 @@ import { HookRun } from "@quiesce/protocol/relay";
 import { PHASES, type Phase } from "@quiesce/protocol/status";
 import { z } from "zod";
 import { MemberAttestation } from "./attestationState";
+import { PublishedView } from "./publishedView";
 
 /**
  * The coordinator's state for one cluster, as the pure core sees it. Times are epoch ms.
@@ -198,6 +199,8 @@ export const EventRecord = z.object({
     .nullable()
     .optional(),
   gateOverrides: z.array(GateOverride).optional(),
+  /** What Event Grid or Resource Graph last said of it (publishedView.ts); absent: nothing. */
+  published: PublishedView.optional(),
 });
 export type EventRecord = z.infer<typeof EventRecord>;
 

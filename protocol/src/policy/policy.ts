@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ClusterName } from "../names";
 import { HttpsOrLoopbackUrl } from "../url";
+import { Agentless, AzureScheduledEventsPolicy, ComputeScopeId } from "./agentless";
 
 /**
  * Per-cluster policy. Every default is the safe choice: nothing is approved early unless every
@@ -191,6 +192,16 @@ export const Policy = z.strictObject({
   attestation: AttestationMode.optional(),
   /** Notifications and coverage alerts (docs/operations.md). */
   notify: NotifyPolicy.default(NotifyPolicy.parse({})),
+  /**
+   * Availability sets, scale sets and VMs (ARM ids) whose events belong to this cluster when
+   * Azure publishes them off the VM (Event Grid, Resource Graph), beyond those its relays' VMs
+   * tell: the way to claim a group where no relay runs (docs/control-plane.md).
+   */
+  azureResources: z.array(ComputeScopeId).max(256).default([]),
+  /** The coordinator drains and approves for VMs without a relay (docs/control-plane.md). */
+  agentless: Agentless.default(Agentless.parse({})),
+  /** What the operator set in Azure's scheduledEventsPolicy for this cluster's groups. */
+  scheduledEventsPolicy: AzureScheduledEventsPolicy.default({}),
 });
 export type Policy = z.infer<typeof Policy>;
 export type PolicyInput = z.input<typeof Policy>;

@@ -81,3 +81,5 @@ export const drained = (eventId: string, recover?: HookRun["status"]) => ({
   drain: run("succeeded"),
   ...(recover ? { recover: run(recover) } : {}),
 });
+
+export { AS_SCOPE, PUBLISHED_ID, published } from "./published";
