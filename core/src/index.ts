@@ -1,6 +1,6 @@
 export { storedHooks } from "./acknowledge";
 export * from "./agentless";
-export { agentlessVms, isAgentless } from "./agentlessVms";
+export { agentlessIdentity, agentlessVms, isAgentless } from "./agentlessVms";
 export {
   activeOverride,
   decideApproval,
@@ -27,6 +27,7 @@ export * from "./publishedView";
 export * from "./report";
 export * from "./resources";
 export * from "./scope";
+export { type StartedFirstCause, startedFirstCause } from "./startedFirst";
 export * from "./state";
 export * from "./tick";
 export * from "./types";

@@ -1,6 +1,7 @@
 import { withEntry } from "@quiesce/protocol";
 import type { VmIdentity } from "@quiesce/protocol/imds";
 import type { Policy } from "@quiesce/protocol/policy";
+import { agentlessIdentity, isAgentless } from "./agentlessVms";
 import { DELETES_VMS } from "./eventTypes";
 import type {
   BackendMembership,
@@ -140,10 +141,13 @@ export function dueLoadBalancerActions(
   const actions: LoadBalancerAction[] = [];
   for (const e of Object.values(state.events)) {
     for (const [mk, row] of Object.entries(state.readiness[e.key] ?? {})) {
-      const member = state.members[mk];
-      if (!member) continue;
+      // A VM without a relay is drained by the coordinator too (agentless), by its ARM id.
+      const vm =
+        state.members[mk]?.vm ??
+        (isAgentless(state, mk, policy) ? agentlessIdentity(e, row.vmName) : null);
+      if (!vm) continue;
       const lb = row.loadBalancer;
-      const base = { eventKey: e.key, eventId: e.eventId, memberKey: mk, vm: member.vm };
+      const base = { eventKey: e.key, eventId: e.eventId, memberKey: mk, vm };
       if (wantsTakeDown(e, row, lb, now, policy)) {
         const holder = holderFor(state, e.key, mk, true);
         actions.push({

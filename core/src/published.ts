@@ -64,7 +64,8 @@ function view(obs: ControlPlaneObservation, now: number): PublishedView {
   return {
     status: obs.event.EventStatus,
     source: obs.source,
-    scope: obs.scope.id,
+    // As Azure spells it (ARM ids compare without regard to case; the id in `obs.scope` is lower case).
+    scope: `/subscriptions/${obs.scope.subscriptionId}/resourceGroups/${obs.scope.resourceGroup}/providers/Microsoft.Compute/${obs.scope.kind}/${obs.scope.name}`,
     observedAt: obs.observedAt,
     receivedAt: now,
   };

@@ -13,7 +13,7 @@ export type PublishedStatus = (typeof PUBLISHED_STATUSES)[number];
 export const PublishedView = z.object({
   status: z.enum(PUBLISHED_STATUSES),
   source: z.enum(["eventGrid", "resourceGraph"]),
-  /** The event's ARM scope (availability set, scale set or VM), lower case: where to acknowledge it. */
+  /** The event's ARM scope (availability set, scale set or VM), as Azure spells it: where to acknowledge it. */
   scope: z.string(),
   /** Azure's time of the change, when the channel gave one (orders reordered deliveries). */
   observedAt: z.number().nullable(),

@@ -41,7 +41,7 @@ describe("events published off the VM", () => {
     expect(e.phase).toBe("Draining"); // waiting on VMs no relay ever reported for
     expect(e.firstSeenBy).toBe("Event Grid");
     expect(e.resources).toEqual(["web-0", "web-1"]);
-    expect(e.published).toMatchObject({ status: "Scheduled", scope: scope.toLowerCase() });
+    expect(e.published).toMatchObject({ status: "Scheduled", scope });
     expect(e.notBefore).toBe(Date.parse("2022-04-11T22:15:00Z"));
     expect(s.state.readiness[e.key]).toBeUndefined();
     expect(s.blockers(id).map((b) => b.reason)).toEqual(["neverRegistered", "neverRegistered"]);

@@ -39,6 +39,14 @@ for (const r of ROUTES) {
   });
 }
 
+// Events Azure publishes off the VM (preview; docs/control-plane.md): infra/ subscribes the
+// Event Grid system topic to this function when controlPlaneEvents is on.
+app.eventGrid("maintenanceEvents", {
+  handler: async (event, context: InvocationContext) => {
+    await (await get()).handlers.eventGridTrigger(event, context);
+  },
+});
+
 app.timer("sweep", {
   schedule: "%QUIESCE_SWEEP_SCHEDULE%",
   runOnStartup: false,

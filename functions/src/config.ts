@@ -12,6 +12,7 @@ import {
   PolicySet,
 } from "@quiesce/protocol/policy";
 import { z } from "zod";
+import { checkControlPlaneEvents, controlPlaneEventSettings } from "./configEvents";
 
 /**
  * The coordinator's app settings. These names are exactly the Function app's settings in
@@ -162,6 +163,7 @@ const common = {
   QUIESCE_ATTESTATION_MAX_AGE_SECONDS: z.coerce.number().int().min(30).max(21_600).default(600),
   /** Log every report at debug level. */
   QUIESCE_DEBUG: BooleanText.default(false),
+  ...controlPlaneEventSettings,
 };
 
 const required = (mode: string) => `required when QUIESCE_AUTH_MODE=${mode}`;
@@ -231,6 +233,8 @@ export const CoordinatorSettings = z
             message: `${name} uses ${needs.join(", ")}, which act through Azure Resource Manager: set QUIESCE_CONTROL_PLANE=true (and grant its role, docs/control-plane.md) or remove them`,
           });
       }
+    if (s.QUIESCE_POLICY?.clusters instanceof Map)
+      checkControlPlaneEvents(s, ctx, allPolicies(s.QUIESCE_POLICY));
     if (!s.QUIESCE_CONTROL_PLANE && s.QUIESCE_POLICY?.clusters instanceof Map) {
       const requiring = [...allPolicies(s.QUIESCE_POLICY)]
         .filter(([, p]) => (p.attestation ?? s.QUIESCE_ATTESTATION) === "require")

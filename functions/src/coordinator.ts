@@ -1,7 +1,7 @@
 import type { TokenCredential } from "@azure/identity";
 import { type Meter, metrics } from "@opentelemetry/api";
 import { type Clock, systemClock } from "@quiesce/protocol";
-import { createArmClient, createPooledAgent, probeHttp } from "./arm";
+import { callHook, createArmClient, createPooledAgent, probeHttp } from "./arm";
 import { type Attestor, createAttestor } from "./attestation";
 import {
   createAuthenticator,
@@ -107,6 +107,7 @@ export async function createCoordinator(
         },
         { credential, dispatcher },
       ),
+    (hook, vmName, payload) => callHook(hook, vmName, payload, { credential, dispatcher }),
   );
   let attestor: Attestor | null = null;
   if (arm) {

@@ -7,7 +7,7 @@ export interface Route {
   methods: HttpMethod[];
   /** Functions route template, relative to the "api" prefix. */
   route: string;
-  handler: Exclude<keyof Handlers, "sweep">;
+  handler: Exclude<keyof Handlers, "sweep" | "eventGridTrigger">;
 }
 
 export const ROUTE_PREFIX = "api";
@@ -38,6 +38,13 @@ export const ROUTES: readonly Route[] = [
     handler: "forceGate",
   },
   { name: "me", methods: ["GET"], route: "me", handler: "me" },
+  // Event Grid's webhook (events published off the VM); in Azure the maintenanceEvents trigger too.
+  {
+    name: "maintenanceEventGrid",
+    methods: ["POST"],
+    route: "maintenance/eventgrid",
+    handler: "eventGrid",
+  },
   // The status page: index at /api/ui, its files (and config.json) beside it.
   { name: "page", methods: ["GET"], route: "ui", handler: "page" },
   { name: "pageAsset", methods: ["GET"], route: "ui/{asset}", handler: "page" },

@@ -11,6 +11,7 @@ import type { ArmEngine } from "./engine";
 import type { ManagedIdentity } from "./identity";
 import { resourceGroupId } from "./ids";
 import { type LoadBalancerView, loadBalancerViews, setAdminState } from "./loadBalancers";
+import type { ResourceGraphQuotaConfig, ResourceGraphQuotaInput } from "./resourceGraphQuota";
 import type { AlertInstance, ArmFault, ArmRequest, RoleAssignment } from "./types";
 
 /** The loopback ARM as tests drive it in-process; failures throw `FabricControlError`. */
@@ -32,6 +33,11 @@ export interface ArmApi {
   /** A user-assigned identity the token endpoint then serves for its `client_id`. */
   registerIdentity(identity: RegisterIdentityInput): ManagedIdentity;
   identities(): ManagedIdentity[];
+  /**
+   * Resource Graph's per-caller query quota until the next reset (default 15 queries per 5 s of
+   * real time); every caller starts a fresh window.
+   */
+  setResourceGraphQuota(quota: ResourceGraphQuotaInput): ResourceGraphQuotaConfig;
 }
 
 export function armApi(arm: ArmEngine, url: string): ArmApi {
@@ -47,6 +53,7 @@ export function armApi(arm: ArmEngine, url: string): ArmApi {
     roleAssignments: () => arm.roleAssignments(),
     registerIdentity: (identity) => unwrap(arm.identity.register(identity)),
     identities: () => arm.identity.list(),
+    setResourceGraphQuota: (quota) => unwrap(arm.setResourceGraphQuota(quota)),
   };
 }
 

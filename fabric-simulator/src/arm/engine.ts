@@ -9,6 +9,13 @@ import { injectFault, takeFault } from "./faults";
 import type { IdentityRegistry } from "./identity";
 import { resourceGroupId } from "./ids";
 import { authorized, grant, revoke } from "./rbac";
+import {
+  initialQuota,
+  type QuotaDecision,
+  ResourceGraphQuota,
+  type ResourceGraphQuotaConfig,
+  takeQuery,
+} from "./resourceGraphQuota";
 import { advanceTraffic } from "./traffic";
 import type { AlertInstance, ArmFault, ArmRequest, ArmWorld, RoleAssignment } from "./types";
 import { createWorld } from "./world";
@@ -179,5 +186,22 @@ export class ArmEngine {
 
   alerts(): readonly AlertInstance[] {
     return this.world().alerts;
+  }
+
+  // Resource Graph's query quota (real time: Azure's windows do not follow the simulated clock).
+
+  /** A new quota for the rest of this generation; every caller starts a fresh window. */
+  setResourceGraphQuota(input: unknown): ControlResult<ResourceGraphQuotaConfig> {
+    const p = parseCommand(ResourceGraphQuota, input);
+    if (!p.ok) return p;
+    this.update((w) => ({ ...w, resourceGraph: initialQuota(p.value) }));
+    return { ok: true, value: p.value };
+  }
+
+  /** One query of the caller's quota, counted unless throttled. */
+  takeResourceGraphQuery(principalId: string): QuotaDecision {
+    const r = takeQuery(this.world().resourceGraph, principalId, Date.now());
+    this.update((w) => ({ ...w, resourceGraph: r.state }));
+    return r.decision;
   }
 }

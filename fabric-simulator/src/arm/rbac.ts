@@ -32,6 +32,25 @@ export function authorized(
   );
 }
 
+/**
+ * Whether the principal holds `action` at `scope`, above it or anywhere below it: Resource Graph's
+ * test of a subscription it is asked about (a role on one resource group of the subscription is
+ * enough to query it; the rows are then filtered by what the caller may read).
+ */
+export function holdsWithin(
+  assignments: readonly RoleAssignment[],
+  principalId: string,
+  scope: string,
+  action: string,
+): boolean {
+  return assignments.some(
+    (a) =>
+      a.principalId.toLowerCase() === principalId.toLowerCase() &&
+      (covers(a.scope, scope) || covers(scope, a.scope)) &&
+      a.actions.some((p) => matches(p, action)),
+  );
+}
+
 /** Add an assignment; one already there for the same principal, scope and role is replaced. */
 export function grant(world: ArmWorld, assignment: RoleAssignment): ArmWorld {
   const same = (a: RoleAssignment) =>

@@ -1,12 +1,13 @@
 import type { AdminState } from "../armTopology";
 import type { Instant } from "../model/types";
+import type { ResourceGraphQuotaState } from "./resourceGraphQuota";
 
 /**
  * What the loopback Azure Resource Manager knows beyond the fabric: role assignments, injected
- * faults, load balancer admin states and simulated traffic, alerts (the request log is kept by the
- * shell beside it, with the same lifetime). It lives as
- * long as one fabric generation (a reset or a new topology starts a fresh one), unlike the
- * identities and their tokens, which belong to Entra ID and outlive resets.
+ * faults, load balancer admin states and simulated traffic, alerts, Resource Graph's query quota
+ * (the request log is kept by the shell beside it, with the same lifetime). It lives as long as
+ * one fabric generation (a reset or a new topology starts a fresh one), unlike the identities and
+ * their tokens, which belong to Entra ID and outlive resets.
  */
 
 /** An Azure RBAC role assignment, reduced to what decides a request: who, where, which actions. */
@@ -103,6 +104,8 @@ export interface ArmWorld {
   readonly pools: Readonly<Record<string, PoolState>>;
   readonly traffic: Readonly<Record<string, LoadBalancerTraffic>>;
   readonly alerts: readonly AlertInstance[];
+  /** Resource Graph's per-caller query quota: its configuration and each caller's window. */
+  readonly resourceGraph: ResourceGraphQuotaState;
 }
 
 export const poolKey = (lb: string, pool: string) => `${lb.toLowerCase()}/${pool.toLowerCase()}`;

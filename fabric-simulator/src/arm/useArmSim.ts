@@ -1,17 +1,24 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { ManualClock } from "../clock";
 import { type FabricSimulator, startFabricSimulator } from "../simulator";
+import type { TopologyInput } from "../topology";
 import { armToken } from "./probe";
 
 /**
- * The set-up the loopback ARM's tests share: one simulator on a manual clock for the file, a
- * token of its system-assigned identity, and a reset before each test. Read `sim` and `token`
- * inside tests (they are set once the file's beforeAll ran).
+ * The set-up the loopback ARM's tests share: one simulator on a manual clock for the file (the
+ * demo topology unless given one), a token of its system-assigned identity, and a reset before
+ * each test. Read `sim` and `token` inside tests (they are set once the file's beforeAll ran).
  */
-export function useArmSim(): { readonly sim: FabricSimulator; readonly token: string } {
+export function useArmSim(topology?: TopologyInput): {
+  readonly sim: FabricSimulator;
+  readonly token: string;
+} {
   const ctx = {} as { sim: FabricSimulator; token: string };
   beforeAll(async () => {
-    ctx.sim = await startFabricSimulator({ clock: new ManualClock() });
+    ctx.sim = await startFabricSimulator({
+      clock: new ManualClock(),
+      ...(topology ? { topology } : {}),
+    });
     ctx.token = await armToken(ctx.sim.identity);
   });
   afterAll(() => ctx.sim?.stop());

@@ -2,6 +2,7 @@ import type { AdminState, LoadBalancerSpec } from "../armTopology";
 import type { FabricState } from "../model/types";
 import { stableUuid, type Topology, type VmRecord } from "../topology";
 import { resourceGroupId, subscriptionId } from "./ids";
+import { initialQuota } from "./resourceGraphQuota";
 import { type ArmWorld, type PoolState, poolKey, type RoleAssignment } from "./types";
 
 /** A fresh ARM world for one fabric generation: pure, from the topology. */
@@ -84,5 +85,6 @@ export function createWorld(
     pools,
     traffic,
     alerts: [],
+    resourceGraph: initialQuota(),
   };
 }

@@ -16,6 +16,7 @@ export {
   DEFAULT_ARM_ENDPOINT,
   MAX_ARM_BODY_BYTES,
 } from "./client";
+export { callHook, type HookCallResult, hookUrl } from "./hookCall";
 export { type HttpProbe, type ProbeResult, probeHttp } from "./httpProbe";
 export {
   type AdminState,

@@ -1,4 +1,5 @@
 import {
+  agentlessIdentity,
   applyAcknowledgeOutcome,
   type ClusterState,
   claimAcknowledge,
@@ -34,9 +35,12 @@ export async function runDueAcknowledges(
       claimAcknowledge(s, due.eventKey, due.attempt, now),
     );
     if (!claimed) continue;
-    const vm = due.resources
-      .map((name) => claimed.members[memberKey(name)]?.vm)
-      .find((v) => v !== undefined);
+    // A relay's VM tells the scope best (its ARM read finds its availability set); for an event
+    // of VMs without relays, the scope Azure published it for (agentlessIdentity).
+    const event = claimed.events[due.eventKey];
+    const vm =
+      due.resources.map((name) => claimed.members[memberKey(name)]?.vm).find((v) => v) ??
+      due.resources.map((name) => (event ? agentlessIdentity(event, name) : null)).find((v) => v);
     const started = deps.clock.now();
     const outcome = vm
       ? await ports.acknowledge(vm, due.eventId)

@@ -12,6 +12,7 @@ import {
   scopePath,
   setAdminState,
 } from "../arm";
+import { queryScheduledEvents } from "../arm/resourceGraph";
 import type { ArmOutcome, ArmProblem, ControlPlanePorts } from "./ports";
 
 /** The control plane's ports over the ARM client (functions/src/arm). */
@@ -46,6 +47,16 @@ export function createArmPorts(arm: ArmClient): ControlPlanePorts {
     },
     async alertFiring(alertRuleId) {
       return mapped(await alertRuleFiring(arm, alertRuleId), (r) => r.firing);
+    },
+    async scheduledEvents(subscriptions) {
+      const read = await queryScheduledEvents(arm, subscriptions);
+      if (read.ok) return read;
+      // Only this port passes the wait on: a throttled backstop skips runs until the quota is back.
+      const { retryAfterMs } = read.error;
+      return {
+        ok: false,
+        error: { ...problem(read.error), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+      };
     },
   };
 }

@@ -1,11 +1,13 @@
 import type { ClusterState } from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
 import { type AcknowledgeSummary, runDueAcknowledges } from "./acknowledge";
+import { type HookCaller, startDueAgentlessHooks } from "./agentless";
 import type { ControlPlaneDeps } from "./deps";
 import { GateEvaluator } from "./gates";
 import { type LoadBalancerSummary, runDueLoadBalancerSteps } from "./loadBalancer";
-import type { ControlPlanePorts, HttpProbe } from "./ports";
+import type { ArmOutcome, ControlPlanePorts, HttpProbe, ScheduledEventsScan } from "./ports";
 
+export type { HookCaller } from "./agentless";
 export type { ControlPlaneDeps } from "./deps";
 export { GateEvaluator } from "./gates";
 export * from "./ports";
@@ -21,10 +23,17 @@ export type ControlPlaneSummary = AcknowledgeSummary & LoadBalancerSummary;
 export class ControlPlane {
   readonly gates: GateEvaluator;
 
+  /** Hook runs and follow-ups in flight (not awaited by the round that started them). */
+  private readonly running = new Set<Promise<unknown>>();
+
   constructor(
     private readonly deps: ControlPlaneDeps,
     private readonly ports: ControlPlanePorts | null,
     probe: HttpProbe,
+    private readonly hooks: HookCaller = async () => ({
+      result: "failed",
+      detail: "no hook caller in this coordinator",
+    }),
   ) {
     this.gates = new GateEvaluator(probe, ports, () => deps.clock.now());
   }
@@ -38,6 +47,53 @@ export class ControlPlane {
     if (!this.ports) return none;
     const acks = await runDueAcknowledges(this.deps, this.ports, state, policy);
     const lb = await runDueLoadBalancerSteps(this.deps, this.ports, state, policy);
+    this.startAgentless(state, policy);
     return { ...acks, ...lb, failed: acks.failed + lb.failed };
+  }
+
+  /**
+   * After a cluster's state moved outside the sweep (an Event Grid delivery, a hook's outcome):
+   * the acknowledges and hook runs now due, at once rather than at the next sweep. Load-balancer
+   * steps stay with the sweep, whose timer runs on one instance at a time (loadBalancer.ts).
+   */
+  followUp(cluster: string, policy: Policy): void {
+    const ports = this.ports;
+    if (!ports) return;
+    this.track(
+      (async () => {
+        const { state } = await this.deps.store.loadCluster(cluster);
+        await runDueAcknowledges(this.deps, ports, state, policy);
+        this.startAgentless(state, policy);
+      })(),
+    );
+  }
+
+  /** Resource Graph's scheduled events (the backstop); null without the control plane. */
+  scheduledEvents(
+    subscriptions: readonly string[],
+  ): Promise<ArmOutcome<ScheduledEventsScan>> | null {
+    return this.ports ? this.ports.scheduledEvents(subscriptions) : null;
+  }
+
+  /** Resolves once nothing started by this instance is still running (tests, shutdown). */
+  async settle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private startAgentless(state: ClusterState, policy: Policy): void {
+    if (!this.ports) return;
+    const runs = startDueAgentlessHooks(this.deps, this.hooks, state, policy, (c) =>
+      this.followUp(c, policy),
+    );
+    for (const r of runs) this.track(r);
+  }
+
+  private track(p: Promise<unknown>): void {
+    const tracked = p
+      .catch((e: unknown) =>
+        console.warn(`control plane: agentless work failed: ${(e as Error).message}`),
+      )
+      .finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
   }
 }

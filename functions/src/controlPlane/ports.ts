@@ -1,6 +1,7 @@
 import type { AdminState } from "@quiesce/core";
 import type { Result } from "@quiesce/protocol";
 import type { VmIdentity } from "@quiesce/protocol/imds";
+import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { Gate } from "@quiesce/protocol/policy";
 
 /**
@@ -15,6 +16,8 @@ export interface ArmProblem {
   /** ARM's error.code, or the client's own (NetworkError, Timeout, InvalidResponse). */
   code: string;
   message: string;
+  /** Set by `scheduledEvents` when throttled: come back no sooner (quota reset or Retry-After). */
+  retryAfterMs?: number;
 }
 
 export type ArmOutcome<T> = Result<T, ArmProblem>;
@@ -22,6 +25,23 @@ export type ArmOutcome<T> = Result<T, ArmProblem>;
 export interface BackendAddress {
   poolId: string;
   ipConfigurationId: string;
+}
+
+/** One read of Resource Graph's scheduled events (the backstop for Event Grid deliveries). */
+export interface ScheduledEventsScan {
+  observations: ControlPlaneObservation[];
+  /** Rows of other types or shapes. */
+  ignored: number;
+  /** Scheduled-event rows whose properties did not parse: the first problem of each. */
+  problems: string[];
+  /** Queries answered (each page is one query of the identity's Resource Graph quota). */
+  pages: number;
+  /** Rows were left unread (page bound, quota spent): the next read gets them. */
+  truncated: boolean;
+  /** Queries left in the current quota window; null when Resource Graph's answer did not say. */
+  quotaRemaining: number | null;
+  /** Until the quota window resets, in ms; null when not known. */
+  quotaResetsAfterMs: number | null;
 }
 
 export interface ControlPlanePorts {
@@ -38,6 +58,8 @@ export interface ControlPlanePorts {
   ): Promise<ArmOutcome<{ before: AdminState; after: AdminState }>>;
   /** Whether an Azure Monitor alert of this rule is firing (Fired, not Closed). */
   alertFiring(alertRuleId: string): Promise<ArmOutcome<boolean>>;
+  /** Every scheduled event Resource Graph holds for these subscriptions, paged and bounded. */
+  scheduledEvents(subscriptions: readonly string[]): Promise<ArmOutcome<ScheduledEventsScan>>;
 }
 
 /** The HTTP gate's probe; it needs no ARM (only the managed identity for a bearer). */

@@ -1,4 +1,13 @@
-import { type ClusterState, type Coverage, type EventRecord, explain } from "@quiesce/core";
+import {
+  type ClusterState,
+  type Coverage,
+  type EventRecord,
+  explain,
+  startedFirstCause,
+} from "@quiesce/core";
+
+export { coverageNotifications } from "./coverageDue";
+
 import type { NotificationKind, Policy } from "@quiesce/protocol/policy";
 import type { ImdsHealth } from "@quiesce/protocol/relay";
 
@@ -29,8 +38,8 @@ export interface Notification {
 /** An event-driven notification older than this is not sent late (e.g. after first deploy). */
 export const STALE_AFTER_MS = 3_600_000;
 
-const iso = (ms: number | null) => (ms === null ? "-" : new Date(ms).toISOString());
-const list = (xs: string[], max = 20) =>
+export const iso = (ms: number | null) => (ms === null ? "-" : new Date(ms).toISOString());
+export const list = (xs: string[], max = 20) =>
   xs.length <= max ? xs.join(", ") : `${xs.slice(0, max).join(", ")} and ${xs.length - max} more`;
 
 function eventFacts(e: EventRecord): Notification["facts"] {
@@ -73,10 +82,18 @@ export function eventNotifications(
     eventId: e.eventId,
   });
   const facts = eventFacts(e);
-  if (e.firstSeenStarted) {
+  const cause = startedFirstCause(e, policy);
+  if (cause === "userInitiated") {
+    // A user's own reboot or redeploy that Azure approved itself (scheduledEventsPolicy): news, not an incident.
+    out.push({
+      ...base("unplanned", "info", e.firstSeenAt, `user-initiated ${e.eventType} started`),
+      text: `Event ${e.eventId} is a user-initiated ${e.eventType} that Azure approved automatically (scheduledEventsPolicy): it skipped Scheduled, so nothing drained before it.`,
+      facts,
+    });
+  } else if (cause === "unannounced") {
     out.push({
       ...base("unplanned", "critical", e.firstSeenAt, `${e.eventType} started without notice`),
-      text: `Event ${e.eventId} was first seen Started: no Scheduled notice, nothing could drain.`,
+      text: `Event ${e.eventId} was first seen Started: no Scheduled notice (a hardware failure, or an operation Azure approved itself), nothing could drain.`,
       facts,
     });
   } else {
@@ -166,76 +183,6 @@ export function eventNotifications(
 }
 
 /** Coverage alerts; each keyed on its episode (the silence's last report), so a relay that comes back and dies again is alerted again. */
-export function coverageNotifications(c: Coverage, now: number, policy: Policy): Notification[] {
-  const out: Notification[] = [];
-  const silentMs = policy.notify.silentRelayMinutes * 60_000;
-  for (const s of c.silent) {
-    if (now - s.lastSeenAt < silentMs) continue;
-    out.push({
-      key: `relay|${s.vm.toLowerCase()}|${s.lastSeenAt}|relaySilent`,
-      cluster: c.cluster,
-      kind: "relaySilent",
-      severity: "warning",
-      at: s.lastSeenAt + silentMs,
-      title: `${c.cluster}: relay on ${s.vm} stopped reporting`,
-      text: `No report from ${s.vm} since ${iso(s.lastSeenAt)}. Its VM is not drained before maintenance; Scheduled Events switches itself off for a VM that makes no call for 24 h.`,
-      facts: [
-        { name: "VM", value: s.vm },
-        { name: "Last report", value: iso(s.lastSeenAt) },
-      ],
-      vm: s.vm,
-    });
-  }
-  for (const g of c.uncovered)
-    out.push({
-      key: `group|${g.kind}|${g.id}|${g.lastSeenAt}|groupUncovered`,
-      cluster: c.cluster,
-      kind: "groupUncovered",
-      severity: "critical",
-      at: g.lastSeenAt + policy.livenessTimeoutSeconds * 1000,
-      title: `${c.cluster}: no live relay in ${g.kind} ${g.id}`,
-      text: `None of the ${g.members} VM(s) of ${g.kind} ${g.id} has a live relay: maintenance there starts at NotBefore with nothing drained.`,
-      facts: [
-        { name: "Group", value: `${g.kind} ${g.id}` },
-        { name: "Members", value: String(g.members) },
-        { name: "Last report", value: iso(g.lastSeenAt) },
-      ],
-    });
-  for (const u of c.unregistered)
-    out.push({
-      key: `event|${u.eventKey}|vmNeverRegistered`,
-      cluster: c.cluster,
-      kind: "vmNeverRegistered",
-      severity: "warning",
-      at: u.since,
-      title: `${c.cluster}: event ${u.eventId} names VMs without a relay`,
-      text: `Event ${u.eventId} names ${list(u.vms)}, which never registered: no relay drains them.`,
-      facts: [
-        { name: "Event", value: u.eventId },
-        { name: "VMs", value: list(u.vms) },
-      ],
-      eventId: u.eventId,
-    });
-  for (const u of c.unattested)
-    out.push({
-      key: `relay|${u.vm.toLowerCase()}|${u.since}|attestationFailed|${u.code}`,
-      cluster: c.cluster,
-      kind: "attestationFailed",
-      severity: "warning",
-      at: u.since,
-      title: `${c.cluster}: reports for ${u.vm} are not bound to it (${u.code})`,
-      text: `Attestation of the relay reporting for ${u.vm}: ${u.detail}. Another VM's relay may be speaking for it (docs/auth.md, "Attestation").`,
-      facts: [
-        { name: "VM", value: u.vm },
-        { name: "Check", value: u.code },
-        { name: "Since", value: new Date(u.since).toISOString() },
-      ],
-      vm: u.vm,
-    });
-  return out.filter((n) => policy.notify.on.includes(n.kind));
-}
-
-/** A relay's own report of failing IMDS reads, past the policy's threshold. */
 export function imdsNotification(
   cluster: string,
   vm: string,

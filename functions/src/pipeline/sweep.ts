@@ -2,6 +2,7 @@ import type { InvocationContext } from "@azure/functions";
 import { type ClusterState, type EvaluationInputs, isEnded, tick } from "@quiesce/core";
 import { type Policy, policyFor } from "@quiesce/protocol/policy";
 import type { ControlPlaneSummary } from "../controlPlane";
+import type { BackstopSummary } from "../published/backstop";
 import {
   ConcurrencyConflict,
   commitDecision,
@@ -31,6 +32,8 @@ export interface SweepSummary {
   notifications: SweepNotifications;
   /** What the control plane did through ARM this round (docs/control-plane.md). */
   controlPlane: ControlPlaneSummary;
+  /** The Resource Graph backstop, when it ran this round (published/backstop.ts). */
+  backstop: BackstopSummary | null;
   ops: OpCounts;
 }
 
@@ -41,13 +44,21 @@ export interface SweepSummary {
  * effects of the whole round (sweepEffects.ts), and, at most hourly per instance, delete history
  * past its retention.
  */
-export function createSweep(deps: PipelineDeps) {
+export function createSweep(
+  deps: PipelineDeps,
+  backstop: (context?: InvocationContext) => Promise<BackstopSummary | null> = async () => null,
+) {
   let lastHistoryPurge = Number.NEGATIVE_INFINITY;
   let lastMigration = Number.NEGATIVE_INFINITY;
   let migrated = false;
   const effects = createSweepEffects(deps);
   return async (context?: InvocationContext): Promise<SweepSummary> => {
     const { value, ops } = await counted(async () => {
+      // Events Event Grid did not deliver first, so this round ticks the clusters they land in.
+      const found = await backstop(context).catch((e: unknown) => {
+        context?.warn(`sweep: Resource Graph backstop: ${(e as Error).message}`);
+        return null;
+      });
       const now = deps.clock.now();
       const eventRetentionMs = deps.settings.QUIESCE_EVENT_RETENTION_DAYS * DAY_MS;
       const clusters = await deps.store.clustersToSweep(now - eventRetentionMs);
@@ -107,6 +118,7 @@ export function createSweep(deps: PipelineDeps) {
         historyPurged,
         notifications,
         controlPlane,
+        backstop: found,
       };
     });
     const summary = { ...value, ops };

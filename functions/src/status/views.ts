@@ -1,5 +1,5 @@
 import type { ClusterState, EventRecord, Member } from "@quiesce/core";
-import { explain, isEnded, isLive } from "@quiesce/core";
+import { explain, isEnded, isLive, startedFirstCause } from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
 import type {
   AttestationView,
@@ -86,6 +86,15 @@ export function eventView(
     resources: e.resources,
     firstSeenAt: isoTime(e.firstSeenAt),
     firstSeenBy: e.firstSeenBy,
+    startedFirst: startedFirstCause(e, policy),
+    published: e.published
+      ? {
+          status: e.published.status,
+          source: e.published.source,
+          scope: e.published.scope,
+          receivedAt: isoTime(e.published.receivedAt),
+        }
+      : null,
     startedAt: iso(e.startedAt),
     endedAt: iso(e.endedAt),
     approval: {

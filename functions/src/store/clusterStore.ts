@@ -1,6 +1,7 @@
 import { odata } from "@azure/data-tables";
 import type { Decision } from "@quiesce/core";
 import { type Clock, systemClock } from "@quiesce/protocol";
+import { isBudgetRow } from "./budget";
 import { DecisionWriter } from "./decisionWriter";
 import { type AuditEntry, HistoryLog } from "./history";
 import { IdleMemberCache } from "./idleMemberCache";
@@ -110,6 +111,18 @@ export class ClusterStore {
     const rk = encodeKey(key);
     const rows = await this.tables.Events.query(odata`RowKey eq ${rk}`, ["PartitionKey", "RowKey"]);
     return rows.map((r) => decodeKey(r.partitionKey)).sort();
+  }
+
+  /** Every event key and the clusters holding it: one key-only listing (the backstop's). */
+  async eventClusters(): Promise<Map<string, string[]>> {
+    const rows = await this.tables.Events.query(undefined, ["PartitionKey", "RowKey"]);
+    const out = new Map<string, string[]>();
+    for (const r of rows) {
+      if (isBudgetRow(r)) continue;
+      const key = decodeKey(r.rowKey);
+      out.set(key, [...(out.get(key) ?? []), decodeKey(r.partitionKey)]);
+    }
+    return out;
   }
 
   /**

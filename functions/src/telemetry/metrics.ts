@@ -21,6 +21,7 @@ export const METRICS = {
   relaysKnown: "quiesce.relays.known",
   groupRelaysLive: "quiesce.group.relays.live",
   groupsUncovered: "quiesce.groups.uncovered",
+  eventsWithoutRelay: "quiesce.events.without_relay",
   reports: "quiesce.reports",
   conflicts: "quiesce.table.conflicts",
   retries: "quiesce.report.retries",
@@ -143,6 +144,15 @@ export class Telemetry {
       .addCallback((r) => {
         for (const c of this.coverageByCluster.values())
           r.observe(c.uncovered.length, { cluster: c.cluster });
+      });
+    meter
+      .createObservableGauge(METRICS.eventsWithoutRelay, {
+        description:
+          "Active events naming VMs that never had a relay (seen through a neighbour or Event Grid)",
+      })
+      .addCallback((r) => {
+        for (const c of this.coverageByCluster.values())
+          r.observe(c.unregistered.length, { cluster: c.cluster });
       });
     meter
       .createObservableGauge(METRICS.blockers, {

@@ -45,6 +45,18 @@ export const EventView = z.object({
   resources: z.array(z.string()),
   firstSeenAt: Time,
   firstSeenBy: z.string(),
+  /** First seen already Started: a user's auto-approved reboot/redeploy, or unannounced (null: it was announced). */
+  startedFirst: z.enum(["userInitiated", "unannounced"]).nullable().default(null),
+  /** What Azure last published of it off the VM (Event Grid, Resource Graph; null: nothing). */
+  published: z
+    .object({
+      status: z.enum(["Scheduled", "Started", "Completed", "Canceled"]),
+      source: z.enum(["eventGrid", "resourceGraph"]),
+      scope: z.string(),
+      receivedAt: Time,
+    })
+    .nullable()
+    .default(null),
   startedAt: OptionalTime,
   endedAt: OptionalTime,
   approval: z.object({

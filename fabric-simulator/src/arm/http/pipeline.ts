@@ -22,7 +22,9 @@ import { matchRoute } from "./routes";
  * One ARM request, checked in the order ARM applies its gates: authentication (401), the path
  * (404, 405), the api-version (400), the subscription (404), authorization (403), the resource
  * group (404), then the resource provider's own answer. Injected faults answer before any gate,
- * as a failing front door would. The order of the 400 and 401 checks is an assumption.
+ * as a failing front door would. The order of the 400 and 401 checks is an assumption. A
+ * scopeless route (Resource Graph) has no subscription or scope in its path to check: its
+ * handler checks what the request names.
  */
 
 export interface ArmRequestInfo {
@@ -133,7 +135,7 @@ export async function decide(arm: ArmEngine, r: ArmRequestInfo): Promise<Decided
       unsupportedApiVersion(apiVersion, route.type, route.apiVersions, topology.location),
     );
   }
-  if (!sameName(params.subscriptionId ?? "", topology.subscriptionId)) {
+  if (!route.scopeless && !sameName(params.subscriptionId ?? "", topology.subscriptionId)) {
     return done(
       armError(
         404,
@@ -142,7 +144,7 @@ export async function decide(arm: ArmEngine, r: ArmRequestInfo): Promise<Decided
       ),
     );
   }
-  if (!arm.authorized(caller.principalId, r.path, op.action)) {
+  if (!route.scopeless && !arm.authorized(caller.principalId, r.path, op.action)) {
     return done(authorizationFailed(caller.principalId, op.action, r.path));
   }
   if (

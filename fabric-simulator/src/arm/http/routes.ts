@@ -1,9 +1,11 @@
+import { RESOURCE_GRAPH_API_VERSION } from "@quiesce/protocol/maintenance";
 import type { ArmAnswer } from "../errors";
 import { listAlerts } from "../resources/alerts";
 import type { ArmCall } from "../resources/call";
 import { getScaleSetVm, getVm } from "../resources/compute";
 import { acknowledgeList, acknowledgeOne, SCOPE_TYPES } from "../resources/maintenance";
 import { getNic, getPool, getScaleSetNic, putPool } from "../resources/network";
+import { RESOURCE_GRAPH_ACTION, resourceGraphQuery } from "../resources/resourceGraph";
 
 /**
  * The ARM operations the simulator serves, with the api-versions each accepts and the RBAC action
@@ -24,6 +26,11 @@ export interface ArmRoute {
   readonly operations: Readonly<Partial<Record<string, ArmOperation>>>;
   /** Extra conditions on the captured segments. */
   readonly accepts?: (params: Readonly<Record<string, string>>) => boolean;
+  /**
+   * A provider path with no scope in it (`/providers/…`): ARM's subscription and role checks of
+   * the path do not apply, the handler decides what the caller may see.
+   */
+  readonly scopeless?: true;
 }
 
 const RG = ["subscriptions", "{subscriptionId}", "resourceGroups", "{resourceGroupName}"];
@@ -132,6 +139,14 @@ export const ROUTES: readonly ArmRoute[] = [
     type: "alerts",
     apiVersions: ["2019-05-05-preview"],
     operations: { GET: { action: "Microsoft.AlertsManagement/alerts/read", handle: listAlerts } },
+  },
+  {
+    // Only the version the product's page schema is written for.
+    template: ["providers", "Microsoft.ResourceGraph", "resources"],
+    type: "resources",
+    apiVersions: [RESOURCE_GRAPH_API_VERSION],
+    scopeless: true,
+    operations: { POST: { action: RESOURCE_GRAPH_ACTION, handle: resourceGraphQuery() } },
   },
 ];
 

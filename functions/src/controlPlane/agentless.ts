@@ -1,0 +1,97 @@
+import {
+  type AgentlessRun,
+  agentlessIdentity,
+  type ClusterState,
+  claimAgentlessHook,
+  dueAgentlessHooks,
+  recordAgentlessHook,
+} from "@quiesce/core";
+import type { AgentlessHook, Policy } from "@quiesce/protocol/policy";
+import type { ControlPlaneDeps } from "./deps";
+import { mutate } from "./mutate";
+
+/**
+ * Runs the hooks due for VMs without a relay (core/src/agentless.ts): each run is claimed
+ * (committed: one instance runs it), called, and its outcome recorded, which re-decides the event
+ * (so the control plane can take the lease at once). Runs go in parallel and are not awaited by
+ * the caller: a hook may take minutes, and the sweep must not wait for it. `onRecorded` hears of
+ * each outcome (the coordinator's follow-up acknowledges at once rather than at the next sweep).
+ */
+export type HookCaller = (
+  hook: AgentlessHook,
+  vmName: string,
+  payload: unknown,
+) => Promise<{ result: "succeeded" | "failed"; detail: string }>;
+
+export function startDueAgentlessHooks(
+  deps: ControlPlaneDeps,
+  call: HookCaller,
+  state: ClusterState,
+  policy: Policy,
+  onRecorded: (cluster: string) => void,
+): Promise<number>[] {
+  return dueAgentlessHooks(state, deps.clock.now(), policy).map((run) =>
+    runOne(deps, call, state.cluster, run, policy).then((ran) => {
+      if (ran) onRecorded(state.cluster);
+      return ran ? 1 : 0;
+    }),
+  );
+}
+
+async function runOne(
+  deps: ControlPlaneDeps,
+  call: HookCaller,
+  cluster: string,
+  run: AgentlessRun,
+  policy: Policy,
+): Promise<boolean> {
+  let claimed = false;
+  const after = await mutate(deps, cluster, (s, now) => {
+    const c = claimAgentlessHook(s, run, now, policy);
+    claimed = c?.claimed ?? false;
+    return c;
+  });
+  const hook = policy.agentless[run.hook];
+  if (!after || !claimed || !hook) return after !== null;
+  const startedAt = deps.clock.now();
+  const outcome = await call(hook, run.vm, hookPayload(run, hook, startedAt));
+  const ms = deps.clock.now() - startedAt;
+  deps.telemetry.controlPlane(
+    cluster,
+    `hook.${run.hook}`,
+    outcome.result === "succeeded" ? "ok" : "failed",
+    ms,
+  );
+  await mutate(deps, cluster, (s, now) =>
+    recordAgentlessHook(s, run, { ...outcome, startedAt }, now, policy),
+  );
+  return true;
+}
+
+const rfc1123 = (ms: number | null) => (ms === null ? "" : new Date(ms).toUTCString());
+
+/** What a relay's hook receives (relay/src/hooks/payload.ts), for a VM without a relay. */
+export function hookPayload(run: AgentlessRun, hook: AgentlessHook, startedAt: number) {
+  const e = run.event;
+  const vm = agentlessIdentity(e, run.vm);
+  return {
+    hook: run.hook,
+    attempt: run.attempt,
+    deadline: new Date(startedAt + hook.timeoutSeconds * 1000).toISOString(),
+    dryRun: false,
+    vm: vm ? { ...vm, vmId: undefined } : { name: run.vm },
+    event: {
+      EventId: e.eventId,
+      EventType: e.eventType,
+      ResourceType: "VirtualMachine",
+      Resources: e.resources,
+      EventStatus: e.status,
+      NotBefore: e.status === "Scheduled" ? rfc1123(e.notBefore) : "",
+      Description: e.description ?? "",
+      EventSource: e.eventSource ?? "Platform",
+      DurationInSeconds: e.durationInSeconds ?? -1,
+    },
+    /** Who calls: the coordinator, for a VM that runs no relay. */
+    caller: "coordinator",
+  };
+}

@@ -1,0 +1,69 @@
+import type { InvocationContext } from "@azure/functions";
+import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
+import type { PipelineDeps } from "../pipeline/deps";
+import type { ClaimIndexCache } from "./claimIndexCache";
+import type { IntakeOptions, IntakeSummary } from "./intake";
+
+/**
+ * The Resource Graph backstop (docs/control-plane.md): Event Grid delivers at least once but not
+ * always (a subscription created late, a delivery dead-lettered after its retries), so the sweep
+ * reads `maintenanceresources` for the clusters' subscriptions at most every
+ * QUIESCE_RESOURCE_GRAPH_INTERVAL_SECONDS per instance (and no sooner than the quota reset after
+ * a 429), and hands what it finds to the same intake. Events already held are matched by one
+ * key listing; ended events nobody held are history, and are left alone.
+ */
+export interface BackstopSummary {
+  subscriptions: number;
+  pages: number;
+  observations: number;
+  intake: IntakeSummary | null;
+  /** What Resource Graph answered when the read failed. */
+  error: string | null;
+}
+
+type Intake = (
+  obs: readonly ControlPlaneObservation[],
+  opts?: IntakeOptions,
+) => Promise<IntakeSummary>;
+
+export function createBackstop(deps: PipelineDeps, claims: ClaimIndexCache, intake: Intake) {
+  let notBefore = Number.NEGATIVE_INFINITY;
+  return async (context?: InvocationContext): Promise<BackstopSummary | null> => {
+    const s = deps.settings;
+    const intervalMs = s.QUIESCE_RESOURCE_GRAPH_INTERVAL_SECONDS * 1000;
+    const now = deps.clock.now();
+    if (!s.QUIESCE_CONTROL_PLANE_EVENTS || intervalMs === 0 || now < notBefore) return null;
+    notBefore = now + intervalMs;
+    const subscriptions =
+      s.QUIESCE_RESOURCE_GRAPH_SUBSCRIPTIONS.length > 0
+        ? s.QUIESCE_RESOURCE_GRAPH_SUBSCRIPTIONS
+        : await claims.subscriptions();
+    const none = { subscriptions: subscriptions.length, pages: 0, observations: 0, intake: null };
+    if (subscriptions.length === 0) return { ...none, error: null };
+    const scan = await deps.controlPlane.scheduledEvents(subscriptions);
+    if (!scan) return { ...none, error: "no control plane" };
+    if (!scan.ok) {
+      if (scan.error.retryAfterMs !== undefined)
+        notBefore = Math.max(notBefore, now + scan.error.retryAfterMs);
+      const error = `Resource Graph ${scan.error.status || "request"} ${scan.error.code}: ${scan.error.message}`;
+      context?.warn(`sweep: backstop: ${error}`);
+      return { ...none, error };
+    }
+    const known = await deps.store.eventClusters();
+    const summary = await intake(scan.value.observations, {
+      knownClusters: known,
+      skipUnknownEnded: true,
+    });
+    if (summary.applied > 0)
+      context?.info(
+        `sweep: Resource Graph found ${summary.applied} change(s) Event Grid had not delivered`,
+      );
+    return {
+      subscriptions: subscriptions.length,
+      pages: scan.value.pages,
+      observations: scan.value.observations.length,
+      intake: summary,
+      error: null,
+    };
+  };
+}

@@ -1,0 +1,184 @@
+import { useAzurite } from "@quiesce/testkit/azurite";
+import {
+  call,
+  freezeEvent,
+  makeReport,
+  postReport,
+  request,
+  type TestCoordinator,
+  testCoordinator,
+} from "@quiesce/testkit/harness";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Event Grid's webhook into the coordinator (handlers/maintenance.ts, published/intake.ts)
+ * through the real handler and Azurite: the subscription handshake, its key, bad bodies changing
+ * nothing, and each delivery landing in the cluster the event belongs to.
+ */
+const azurite = useAzurite();
+const KEY = "event-grid-key-0123456789";
+const SUB = "00000000-0000-0000-0000-000000000000";
+const AS = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/appliances`;
+const EVENT_ID = "5d4b8a43-0d39-4c2b-a0a4-1f1fb2b25f6e";
+
+function delivery(
+  status: string,
+  resources: string[],
+  opts: { scope?: string; eventId?: string; id?: string } = {},
+) {
+  const scope = opts.scope ?? AS;
+  const eventId = opts.eventId ?? EVENT_ID;
+  const resourceId = `${scope}/providers/microsoft.maintenance/scheduledevents/${eventId.toLowerCase()}`;
+  return [
+    {
+      id: opts.id ?? `delivery-${status}`,
+      topic: `/subscriptions/${SUB}`,
+      subject: resourceId,
+      eventType: "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted",
+      eventTime: "2026-11-23T05:00:00Z",
+      dataVersion: "3.0",
+      metadataVersion: "1",
+      data: {
+        resourceInfo: {
+          id: resourceId,
+          name: eventId,
+          type: "microsoft.maintenance/scheduledevents",
+          properties: {
+            EventId: eventId,
+            EventType: "Freeze",
+            ResourceType: "VirtualMachine",
+            Resources: resources,
+            EventStatus: status,
+            NotBefore: status === "Scheduled" ? "Mon, 23 Nov 2026 05:15:00 GMT" : "",
+            Description: "Host update",
+            EventSource: "Platform",
+            DurationInSeconds: 5,
+            ScheduledEventApiVersion: "2020-07-01",
+          },
+        },
+        operationalInfo: { resourceEventTime: "2026-11-23T05:00:00Z" },
+        apiVersion: "2024-07-01",
+      },
+    },
+  ];
+}
+
+const policy = {
+  clusters: { appliances: { azureResources: [AS] }, web: {} },
+};
+
+async function coordinator(extra: Record<string, string> = {}): Promise<TestCoordinator> {
+  return testCoordinator(azurite().connectionString, {
+    settings: {
+      QUIESCE_CONTROL_PLANE: "true",
+      QUIESCE_CONTROL_PLANE_EVENTS: "true",
+      QUIESCE_EVENT_GRID_KEY: KEY,
+      QUIESCE_RESOURCE_GRAPH_INTERVAL_SECONDS: "0",
+      QUIESCE_POLICY: JSON.stringify(policy),
+      ...extra,
+    },
+  });
+}
+
+const post = (c: TestCoordinator, body: unknown, code = KEY) =>
+  call(c.handlers.eventGrid, request("POST", `maintenance/eventgrid?code=${code}`, { body }));
+const raw = (c: TestCoordinator, text: string) =>
+  call(c.handlers.eventGrid, request("POST", `maintenance/eventgrid?code=${KEY}`, { raw: text }));
+const eventIn = async (c: TestCoordinator, cluster: string, id = EVENT_ID) =>
+  call(
+    c.handlers.event,
+    request("GET", `events/${id}?cluster=${cluster}`, {
+      key: c.operatorKey,
+      params: { eventId: id },
+    }),
+  );
+
+describe("Event Grid webhook", () => {
+  it("answers the subscription validation handshake, and refuses a missing or wrong key", async () => {
+    const c = await coordinator();
+    const handshake = [
+      {
+        id: "v1",
+        topic: `/subscriptions/${SUB}`,
+        subject: "",
+        eventType: "Microsoft.EventGrid.SubscriptionValidationEvent",
+        eventTime: "2026-11-23T05:00:00Z",
+        data: {
+          validationCode: "512d38b6-c7b8-40c8-89fe-f46f9e9622b6",
+          validationUrl: "https://x",
+        },
+        dataVersion: "1",
+      },
+    ];
+    const ok = await post(c, handshake);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ validationResponse: "512d38b6-c7b8-40c8-89fe-f46f9e9622b6" });
+    expect((await post(c, handshake, "wrong-key-0123456789")).status).toBe(401);
+    expect((await post(c, handshake, "")).status).toBe(401);
+  });
+
+  it("is off (404) unless QUIESCE_CONTROL_PLANE_EVENTS is set", async () => {
+    const c = await coordinator({ QUIESCE_CONTROL_PLANE_EVENTS: "false" });
+    expect((await post(c, delivery("Scheduled", ["app-0"]))).status).toBe(404);
+  });
+
+  it("refuses a malformed body with a 400 that names the problem, and writes nothing", async () => {
+    const c = await coordinator();
+    const notJson = await raw(c, "{not json");
+    expect(notJson.status).toBe(400);
+    const noSubject = await post(c, [{ id: "x", eventType: "t", eventTime: "now", data: {} }]);
+    expect(noSubject.status).toBe(400);
+    expect(noSubject.body.error).toMatch(/event 0/);
+    expect((await eventIn(c, "appliances")).status).toBe(404);
+  });
+
+  it("puts an event in the cluster whose azureResources name its scope, once however often it is delivered", async () => {
+    const c = await coordinator();
+    const first = await post(c, delivery("Scheduled", ["app-0", "app-1"]));
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ applied: 1, clusters: ["appliances"] });
+    const again = await post(c, delivery("Scheduled", ["app-0", "app-1"]));
+    expect(again.body).toMatchObject({ applied: 0, unchanged: 1 });
+    const e = await eventIn(c, "appliances");
+    expect(e.status).toBe(200);
+    expect(e.body).toMatchObject({
+      firstSeenBy: "Event Grid",
+      resources: ["app-0", "app-1"],
+      published: { status: "Scheduled", source: "eventGrid" },
+    });
+    expect(e.body.blockers.map((b: { reason: string }) => b.reason)).toEqual([
+      "neverRegistered",
+      "neverRegistered",
+    ]);
+  });
+
+  it("reconciles with the cluster whose relays reported the event first, ids compared without case", async () => {
+    const c = await coordinator();
+    const ev = freezeEvent(["web-0", "web-1"], { EventId: EVENT_ID.toUpperCase() });
+    expect(
+      (await postReport(c, makeReport("web-0", { cluster: "web", incarnation: 1, events: [ev] })))
+        .status,
+    ).toBe(200);
+    const other = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/web`;
+    const res = await post(c, delivery("Scheduled", ["web-0"], { scope: other }));
+    expect(res.body).toMatchObject({ applied: 1, clusters: ["web"] });
+    const e = await eventIn(c, "web");
+    expect(e.body.resources).toEqual(["web-0", "web-1"]); // never shrunk by the published view
+    expect(e.body.firstSeenBy).toBe("web-0");
+    const done = await post(c, delivery("Completed", ["web-0"], { scope: other }));
+    expect(done.body).toMatchObject({ applied: 1 });
+    expect((await eventIn(c, "web")).body.published.status).toBe("Completed");
+  });
+
+  it("keeps an event no cluster claims in the unclaimed cluster, or drops it when that is turned off", async () => {
+    const c = await coordinator();
+    const stray = `/subscriptions/${SUB}/resourceGroups/other/providers/Microsoft.Compute/virtualMachines/lonely`;
+    const res = await post(c, delivery("Scheduled", ["lonely"], { scope: stray }));
+    expect(res.body).toMatchObject({ applied: 1, unclaimed: 1, clusters: ["unclaimed"] });
+    expect((await eventIn(c, "unclaimed")).body.resources).toEqual(["lonely"]);
+
+    const off = await coordinator({ QUIESCE_UNCLAIMED_CLUSTER: "off" });
+    const dropped = await post(off, delivery("Scheduled", ["lonely"], { scope: stray }));
+    expect(dropped.body).toMatchObject({ applied: 0, unclaimed: 1, clusters: [] });
+  });
+});
