@@ -18,6 +18,8 @@ export interface ArmError {
   retryAfterMs?: number;
   /** ARM's `x-ms-request-id`, for a support ticket. */
   requestId?: string;
+  /** Resource Graph's throttling headers (lower-case names), when the answer carried them. */
+  headers?: Record<string, string>;
 }
 
 // ARM's common error shape is {"error":{"code","message"}}; some resource providers answer

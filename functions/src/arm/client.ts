@@ -41,6 +41,19 @@ export interface ArmResponse<T> {
   body: T;
   etag?: string;
   attempts: number;
+  /** Resource Graph's throttling headers (lower-case names), when the answer carried them. */
+  headers?: Record<string, string>;
+}
+
+/** The response headers a caller reads beyond the body: Resource Graph's quota (resourceGraph.ts). */
+const PASSED_ON = ["x-ms-user-quota-remaining", "x-ms-user-quota-resets-after"];
+function passedOn(x: Exchange): { headers?: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  for (const name of PASSED_ON) {
+    const v = x.header(name);
+    if (v !== undefined) headers[name] = v;
+  }
+  return Object.keys(headers).length > 0 ? { headers } : {};
 }
 
 /** What `onRequest` hears once per call, after its last attempt. */
@@ -182,7 +195,7 @@ export function createArmClient(options: ArmClientOptions): ArmClient {
         }
         if (x.status >= 200 && x.status < 300) return parse(req, x, attempts, requestId);
         const { code, message } = errorBody(x.status, x.text);
-        error = armError(x.status, code, message, attempts, requestId);
+        error = { ...armError(x.status, code, message, attempts, requestId), ...passedOn(x) };
         const after = retryAfterMs(x.header, clock.now());
         if (after !== undefined) error.retryAfterMs = after;
         if (x.status === 401 && !refreshed && attempts < maxAttempts) {
@@ -221,7 +234,13 @@ export function createArmClient(options: ArmClientOptions): ArmClient {
     const etag = x.header("etag");
     return {
       ok: true,
-      value: { status: x.status, body: body.value, attempts, ...(etag ? { etag } : {}) },
+      value: {
+        status: x.status,
+        body: body.value,
+        attempts,
+        ...(etag ? { etag } : {}),
+        ...passedOn(x),
+      },
     };
   }
 

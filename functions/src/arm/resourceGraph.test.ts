@@ -116,14 +116,15 @@ describe("queryScheduledEvents against the simulator", () => {
     });
   });
 
-  it("reports a throttled page (429 RateLimiting) after the client's own retries, without looping", async () => {
+  it("stops paging when the quota is spent, and reports a throttled read (429 RateLimiting) with when to come back", async () => {
     threeEvents();
     sim.arm.setResourceGraphQuota({ limit: 1, windowMs: 60_000 });
-    const r = await queryScheduledEvents(client, [sub()], { top: 2 });
-    expect(r).toMatchObject({
-      ok: false,
-      error: { status: 429, code: "RateLimiting", attempts: 4 },
-    });
+    const first = await queryScheduledEvents(client, [sub()], { top: 2 });
+    // The first page says no query is left: the rest waits for the next read.
+    expect(first).toMatchObject({ ok: true, value: { pages: 1, truncated: true, quotaRemaining: 0 } });
+    if (first.ok) expect(first.value.quotaResetsAfterMs).toBeGreaterThan(50_000);
+    const second = await queryScheduledEvents(client, [sub()], { top: 2 });
+    expect(second).toMatchObject({ ok: false, error: { status: 429, code: "RateLimiting" } });
     expect(graphRequests().map((q) => q.status)).toEqual([200, 429, 429, 429, 429]);
   });
 

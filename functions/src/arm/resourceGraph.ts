@@ -60,9 +60,8 @@ const Subscription = z.string().regex(/^[0-9A-Za-z-]{1,64}$/, "a subscription id
 const Truncated = z.looseObject({ resultTruncated: z.literal("true") });
 
 /**
- * The two throttling headers, when the answer (an `ArmResponse` or an `ArmError`) carries its
- * response headers as `headers` (lower-case names). The ARM client does not pass headers on yet
- * (client.ts keeps only `etag` and `Retry-After`): until it does, both stay null.
+ * The two throttling headers, which the ARM client passes on (an `ArmResponse`'s or an
+ * `ArmError`'s `headers`, lower-case names); null when Resource Graph's answer did not say.
  */
 const WithHeaders = z.looseObject({ headers: z.record(z.string(), z.string()) });
 
