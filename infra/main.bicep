@@ -2,6 +2,7 @@
 // resource group. Relays are installed separately on the VMs (infra/relay/, docs/deploy.md).
 
 import { resourceGroupNames } from 'shared/control-plane.bicep'
+import * as events from 'shared/control-plane-events.bicep'
 
 targetScope = 'subscription'
 
@@ -62,11 +63,46 @@ param alertActionGroupId string = ''
 @description('Resource groups in this subscription, comma-separated (e.g. "rg-web,rg-lb"), holding the VMs, scale sets, availability sets and load balancers the coordinator may act on through Azure Resource Manager. Empty (the default): no role is created or granted, and the coordinator\'s control plane stays off (docs/control-plane.md).')
 param controlPlaneResourceGroups string = ''
 
+// Scheduled events from the control plane: all PREVIEW in Azure, all off by default, none verified
+// against real Azure (docs/deploy.md, "Control-plane events (preview)"; docs/control-plane.md).
+// Opt-in switches are 'true'/'false' strings, as azd passes environment values as text.
+@allowed(['false', 'true'])
+@description('PREVIEW. \'true\': the Event Grid system topic for this subscription\'s scheduled events (Microsoft.ResourceNotifications.MaintenanceResources), its event subscription to the coordinator\'s maintenanceEvents function, the Resource Graph role on the control-plane groups, and QUIESCE_CONTROL_PLANE_EVENTS. Needs controlPlaneResourceGroups (refused without), the preview feature flags, the scheduled events policy on the groups, and a deployed coordinator that has the function.')
+param controlPlaneEvents string = 'false'
+@minValue(0)
+@maxValue(86400)
+@description('PREVIEW. Seconds between the coordinator\'s Resource Graph queries for scheduled events (QUIESCE_RESOURCE_GRAPH_INTERVAL_SECONDS); 0 turns that backstop off.')
+param resourceGraphIntervalSeconds int = 300
+@description('PREVIEW. Subscription ids the Resource Graph backstop queries, comma-separated; empty: those of the clusters\' VMs. Grant the coordinator read access in other subscriptions yourself (docs/deploy.md).')
+param resourceGraphSubscriptions string = ''
+@description('PREVIEW. Resource id of an existing Microsoft.ResourceNotifications.MaintenanceResources system topic of this subscription (Event Grid allows one per source, e.g. one already made for AKS, or by another Quiesce environment); empty: create one.')
+param maintenanceTopicId string = ''
+@description('PREVIEW. Scale sets (resource ids, comma-separated) to opt into scheduledEventsPolicy (Event Grid and Resource Graph). Nothing is changed by the deployment: the output QUIESCE_SCHEDULED_EVENTS_COMMANDS lists the az commands to run.')
+param scheduledEventsScaleSets string = ''
+@description('PREVIEW. Availability sets (resource ids, comma-separated), as scheduledEventsScaleSets.')
+param scheduledEventsAvailabilitySets string = ''
+@allowed(['false', 'true'])
+@description('PREVIEW. scheduledEventsPolicy.userInitiatedReboot.automaticallyApprove for the named groups: \'true\' makes user-initiated reboots skip Scheduled (relays see only Started).')
+param scheduledEventsAutoApproveReboot string = 'false'
+@allowed(['false', 'true'])
+@description('PREVIEW. scheduledEventsPolicy.userInitiatedRedeploy.automaticallyApprove for the named groups, as for reboots.')
+param scheduledEventsAutoApproveRedeploy string = 'false'
+@allowed(['', 'PT5M', 'PT6M', 'PT7M', 'PT8M', 'PT9M', 'PT10M', 'PT11M', 'PT12M', 'PT13M', 'PT14M', 'PT15M'])
+@description('PREVIEW (the Quiesce support; Terminate notifications themselves are GA in Azure). Terminate notifications on the named scale sets with this notBeforeTimeout (ISO-8601, PT5M to PT15M; not on Spot instances); empty: not changed. Emitted as az commands, like the policy.')
+param terminateNotificationTimeout string = ''
+@allowed(['false', 'true'])
+@description('PREVIEW (the Quiesce support). \'true\': OS image (reimage, OS upgrade) notifications on the named scale sets; Azure fixes their timeout at PT15M. Emitted as az commands.')
+param osImageNotification string = 'false'
+
 var tags = { 'azd-env-name': environmentName, application: 'quiesce' }
 // Deterministic per subscription + environment, so re-running `azd provision` updates in place.
 var token = toLower(uniqueString(subscription().id, environmentName, location))
 var controlPlaneGroups = resourceGroupNames(controlPlaneResourceGroups)
 var controlPlane = !empty(controlPlaneGroups)
+// Refused, not ignored: the events need the control plane's groups for their role and settings.
+var eventsOn = controlPlaneEvents == 'true' ? (controlPlane ? true : fail('controlPlaneEvents needs controlPlaneResourceGroups (QUIESCE_CONTROL_PLANE_RESOURCE_GROUPS): the control-plane events extend the control plane.')) : false
+var scheduledEventsScaleSetIds = events.computeIds(scheduledEventsScaleSets, 'virtualMachineScaleSets')
+var scheduledEventsAvailabilitySetIds = events.computeIds(scheduledEventsAvailabilitySets, 'availabilitySets')
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
   name: 'rg-${environmentName}'
@@ -189,6 +225,9 @@ module coordinator 'core/function-app.bicep' = {
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
     controlPlane: controlPlane
+    controlPlaneEvents: eventsOn
+    resourceGraphIntervalSeconds: resourceGraphIntervalSeconds
+    resourceGraphSubscriptions: join(map(events.commaList(resourceGraphSubscriptions), id => toLower(id)), ',')
     keyVaultName: keyVault.outputs.name
     notificationSinks: {
       teams: !empty(teamsWebhookUrl)
@@ -199,6 +238,21 @@ module coordinator 'core/function-app.bicep' = {
   }
   // The host starts with its identity: give it its roles first.
   dependsOn: [roles, controlPlaneAccess]
+}
+
+// PREVIEW: topic, event subscription to the deployed maintenanceEvents function, Resource Graph
+// role (core/control-plane-events.bicep). After the coordinator: Event Grid validates the function.
+module controlPlaneEventsDelivery 'core/control-plane-events.bicep' = if (eventsOn) {
+  name: take('quiesce-events-${environmentName}', 64)
+  params: {
+    environmentName: environmentName
+    resourceGroupNames: controlPlaneGroups
+    appPrincipalId: identity.outputs.principalId
+    coordinatorResourceGroup: rg.name
+    functionAppId: coordinator.outputs.functionAppId
+    maintenanceTopicId: maintenanceTopicId
+    tags: tags
+  }
 }
 
 // azd stores these in the environment (.azure/<env>/.env); the relay scripts read them.
@@ -217,3 +271,10 @@ output QUIESCE_RELAY_CONTAINER string = storage.outputs.relayContainerName
 output QUIESCE_RELAY_ARTIFACTS_URL string = '${storage.outputs.blobEndpoint}${storage.outputs.relayContainerName}'
 output QUIESCE_COORDINATOR_PRINCIPAL_ID string = identity.outputs.principalId
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName
+@description('PREVIEW. The Event Grid system topic and event subscription delivering scheduled events; empty when controlPlaneEvents is off.')
+output QUIESCE_MAINTENANCE_TOPIC_ID string = eventsOn ? controlPlaneEventsDelivery!.outputs.topicId : ''
+output QUIESCE_MAINTENANCE_EVENT_SUBSCRIPTION_ID string = eventsOn ? controlPlaneEventsDelivery!.outputs.eventSubscriptionId : ''
+@description('PREVIEW. Once per subscription, before the policy: register the feature flags, wait for Registered, re-register the providers (docs/deploy.md).')
+output QUIESCE_PREVIEW_FEATURE_COMMANDS string[] = eventsOn || !empty(concat(scheduledEventsScaleSetIds, scheduledEventsAvailabilitySetIds)) ? events.previewFeatureCommands : []
+@description('PREVIEW. The az commands that set scheduledEventsPolicy, Terminate and OS image notifications on the named groups; run them yourself (Bicep cannot patch an existing scale set).')
+output QUIESCE_SCHEDULED_EVENTS_COMMANDS string[] = events.scheduledEventsCommands(scheduledEventsScaleSetIds, scheduledEventsAvailabilitySetIds, events.scheduledEventsPolicy(scheduledEventsAutoApproveReboot == 'true', scheduledEventsAutoApproveRedeploy == 'true'), terminateNotificationTimeout, osImageNotification == 'true')

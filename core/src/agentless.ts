@@ -130,6 +130,7 @@ export function claimAgentlessHook(
   run: Pick<AgentlessRun, "eventKey" | "vm" | "hook" | "attempt">,
   now: number,
   policy: Policy,
+  claim?: string,
 ): (AgentlessChange & { claimed: boolean }) | null {
   const due = dueAgentlessHooks(state, now, policy).find(
     (d) =>
@@ -163,7 +164,12 @@ export function claimAgentlessHook(
   }
   const hook = hookPolicy(policy, run.hook);
   const claimed: HookRun = hook
-    ? { status: "running", attempt: run.attempt, startedAt: iso(now) }
+    ? {
+        status: "running",
+        attempt: run.attempt,
+        startedAt: iso(now),
+        ...(claim ? { detail: claim } : {}),
+      }
     : // No hook set: done at once, as a relay without a hook does.
       {
         status: "succeeded",
@@ -183,6 +189,19 @@ export function claimAgentlessHook(
     ],
     claimed: hook !== undefined,
   };
+}
+
+/**
+ * Whether the stored run is this claim (a claim's commit that failed half-way, its readiness row
+ * written and its event row not, is retried: the retry must know the row is its own).
+ */
+export function isOwnClaim(
+  state: ClusterState,
+  run: Pick<AgentlessRun, "eventKey" | "vm" | "hook" | "attempt">,
+  claim: string,
+): boolean {
+  const stored = state.readiness[run.eventKey]?.[memberKey(run.vm)]?.[run.hook];
+  return stored?.status === "running" && stored.attempt === run.attempt && stored.detail === claim;
 }
 
 /**

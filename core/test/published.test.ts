@@ -1,8 +1,4 @@
-import type {
-  ControlPlaneEventStatus,
-  ControlPlaneObservation,
-} from "@quiesce/protocol/maintenance";
-import { parseScheduledEventId } from "@quiesce/protocol/maintenance";
+import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import {
   drained,
   published,

@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StatusClient } from "@quiesce/cli";
 import {
+  type EventGridSubscription,
   type FabricOptions,
   type FabricSimulator,
   type SimClock,
@@ -56,7 +58,10 @@ export interface LocalClusterOptions {
   keysDir?: string;
   /** Coordinator port (0: a free one). */
   port?: number;
-  /** VMs that get a relay; every VM of the topology when absent (others stay unmanaged). */
+  /**
+   * VMs that get a relay; when absent, every VM the topology gives one (all but those declared
+   * `relay: false`, or in a group with `relays: false`). Others stay unmanaged.
+   */
   relayVms?: string[];
   /** Relay settings for every relay (hooks, poll interval...), on top of the wiring. */
   relaySettings?: Partial<RelaySettingsInput>;
@@ -78,6 +83,13 @@ export interface LocalClusterOptions {
    * in this process the way App Service sets it (IDENTITY_ENDPOINT, IDENTITY_HEADER).
    */
   controlPlane?: boolean;
+  /**
+   * Events published off the VM (with `controlPlane`): the coordinator takes Event Grid
+   * deliveries on its webhook (QUIESCE_CONTROL_PLANE_EVENTS, a generated QUIESCE_EVENT_GRID_KEY),
+   * the fabric's Event Grid publisher is subscribed to it, and the Resource Graph backstop reads
+   * the fabric's ARM every `resourceGraphIntervalSeconds` (default 300; 0: off).
+   */
+  controlPlaneEvents?: boolean | { resourceGraphIntervalSeconds?: number };
 }
 
 export interface LocalCluster {
@@ -92,6 +104,8 @@ export interface LocalCluster {
   readonly readerKey: string;
   readonly status: StatusClient;
   readonly relays: ReadonlyMap<string, RelayHandle>;
+  /** The fabric's Event Grid subscription to the coordinator (with `controlPlaneEvents`). */
+  readonly eventGrid: EventGridSubscription | null;
   startRelay(vm: string): Promise<RelayHandle>;
   stopRelay(vm: string): Promise<void>;
   /**
@@ -112,6 +126,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c();
   };
+  const eventGridKey = randomBytes(24).toString("base64url");
   try {
     const azurite: AzuriteHandle = await startAzurite(
       o.azuriteLocation ? { location: o.azuriteLocation } : {},
@@ -154,6 +169,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
             QUIESCE_ATTESTATION_AIA_HOSTS: fabric.attestation.aiaHost,
           }
         : {}),
+      ...eventSettings(o.controlPlaneEvents, eventGridKey),
       ...o.coordinatorSettings,
     };
     let port = o.port ?? 0;
@@ -178,6 +194,13 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
     await startCoordinator();
     cleanups.push(stopCoordinator);
     const first = coordinator as unknown as LocalCoordinator;
+    const eventGrid = o.controlPlaneEvents
+      ? fabric.eventGrid.subscribe({
+          name: "quiesce",
+          endpointUrl: `${first.url}/api/maintenance/eventgrid?code=${eventGridKey}`,
+        })
+      : null;
+    await eventGrid?.settled();
 
     // As a DaemonSet's pod would have it mounted: the service account's token in a file.
     const kubernetesSettings: Partial<RelaySettingsInput> = {};
@@ -218,7 +241,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
     cleanups.push(async () => {
       await Promise.all([...relays.keys()].map(stopOne));
     });
-    await Promise.all((o.relayVms ?? fabric.vmNames()).map(startOne));
+    await Promise.all((o.relayVms ?? fabric.relayVmNames()).map(startOne));
 
     return {
       cluster,
@@ -230,6 +253,7 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
       readerKey: first.readerKey,
       status: new StatusClient(first.url, first.operatorKey),
       relays,
+      eventGrid,
       startRelay: startOne,
       stopRelay: stopOne,
       stopCoordinator,
@@ -245,4 +269,17 @@ export async function startLocalCluster(o: LocalClusterOptions = {}): Promise<Lo
     await cleanup();
     throw e;
   }
+}
+
+function eventSettings(
+  o: LocalClusterOptions["controlPlaneEvents"],
+  key: string,
+): Record<string, string> {
+  if (!o) return {};
+  const interval = typeof o === "object" ? (o.resourceGraphIntervalSeconds ?? 300) : 300;
+  return {
+    QUIESCE_CONTROL_PLANE_EVENTS: "true",
+    QUIESCE_EVENT_GRID_KEY: key,
+    QUIESCE_RESOURCE_GRAPH_INTERVAL_SECONDS: String(interval),
+  };
 }

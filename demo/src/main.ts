@@ -126,7 +126,7 @@ async function main(): Promise<number> {
   say(`  status page   ${c.coordinatorUrl}/api/ui   (sign in with the operator key below)`);
   say(`  coordinator   ${c.coordinatorUrl}   (status: ${c.coordinatorUrl}/api/status)`);
   say(`  simulator     ${c.fabric.url}   (control API: ${c.fabric.url}/control/timeline)`);
-  say(`  relays        ${c.relays.size} VMs: ${c.fabric.vmNames().join(", ")}`);
+  say(`  relays        ${c.relays.size} VMs: ${[...c.relays.keys()].join(", ")}`);
   if (scenario.controlPlane)
     say(
       `  control plane the coordinator acts through the simulator's Azure Resource Manager at ${c.fabric.armUrl}\n                (load balancers: ${c.fabric.url}/control/loadBalancers, ARM calls: ${c.fabric.url}/control/arm/requests)`,

@@ -54,12 +54,22 @@ async function main(): Promise<void> {
   const groups = Object.values(state.groups);
   for (const g of groups.slice(0, 20)) {
     lines.push(`  ${g.kind} ${g.name}:`);
-    for (const vm of g.vms.slice(0, 10)) lines.push(`    ${vm.padEnd(24)} ${sim.imdsUrl(vm)}`);
+    for (const vm of g.vms.slice(0, 10)) {
+      const noRelay = state.vms[vm]?.relay === false ? "  (declared without a relay)" : "";
+      lines.push(`    ${vm.padEnd(24)} ${sim.imdsUrl(vm)}${noRelay}`);
+    }
     if (g.vms.length > 10) lines.push(`    ... and ${g.vms.length - 10} more`);
   }
   if (groups.length > 20)
     lines.push(`  ... and ${groups.length - 20} more groups (GET /control/topology)`);
   process.stdout.write(`${lines.join("\n")}\n`);
+  if (args.eventGridUrl !== undefined) {
+    const sub = sim.eventGrid.subscribe({ endpointUrl: args.eventGridUrl, name: "cli" });
+    const { handshake } = await sub.settled(60_000).catch(() => sub.view());
+    process.stdout.write(
+      `Event Grid subscription "cli" to ${args.eventGridUrl}: handshake ${handshake.state} (GET /control/eventGrid/subscriptions/cli)\n`,
+    );
+  }
 
   const shutdown = () => {
     sim.stop().then(

@@ -12,6 +12,8 @@ Simulates Azure IMDS Scheduled Events for a cluster of VMs on one HTTP server.
   --group-size N
   --require-all-approvals     events start only once every VM in Resources approved (or at NotBefore)
   --min-started-seconds N     an event stays Started at least N simulated seconds (default 10)
+  --event-grid URL            deliver the events of groups whose scheduledEventsPolicy opted in to
+                              this webhook, as an Event Grid subscription would (handshake first)
   -h, --help
 `;
 
@@ -24,6 +26,7 @@ export interface CliArgs {
   readonly groupSize: number;
   readonly requireAllApprovals: boolean;
   readonly minStartedSeconds: number;
+  readonly eventGridUrl?: string;
   readonly help: boolean;
 }
 
@@ -48,6 +51,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
       "group-size": { type: "string" },
       "require-all-approvals": { type: "boolean" },
       "min-started-seconds": { type: "string" },
+      "event-grid": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -69,6 +73,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     groupSize: Math.floor(number("group-size", values["group-size"], 10, 1)),
     requireAllApprovals: values["require-all-approvals"] ?? false,
     minStartedSeconds: number("min-started-seconds", values["min-started-seconds"], 10, 0),
+    ...(values["event-grid"] !== undefined ? { eventGridUrl: values["event-grid"] } : {}),
     help: values.help ?? false,
   };
 }

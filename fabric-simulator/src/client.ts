@@ -1,4 +1,4 @@
-import { parseJsonWith } from "@quiesce/protocol";
+import { delay, parseJsonWith } from "@quiesce/protocol";
 import { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { z } from "zod";
 import type {
@@ -33,7 +33,9 @@ import {
   RoleAssignmentAnswer,
 } from "./control/armAnswers";
 import { FabricControlError } from "./controlResult";
-import type { InjectFaultInput, ScheduleEventInput } from "./model/commands";
+import type { CreateSubscriptionInput, DeliveryFaults } from "./eventGrid/commands";
+import { DeliveryAnswer, SubscriptionAnswer, type SubscriptionView } from "./eventGrid/types";
+import type { DeleteInstancesInput, InjectFaultInput, ScheduleEventInput } from "./model/commands";
 import type { GroupRecord, GroupSpec, TopologyInput, VmRecord } from "./topology";
 
 export interface TopologyView {
@@ -93,6 +95,18 @@ export class FabricControlClient {
   event = (eventId: string) =>
     this.call(SimEventAnswer, "GET", `/events/${encodeURIComponent(eventId)}`);
   schedule = (event: ScheduleEventInput) => this.call(SimEventAnswer, "POST", "/events", event);
+  /** One Terminate per VM of the scale set, all with the same NotBefore. */
+  deleteInstances = (
+    scaleSet: string,
+    vms: string[],
+    options: Omit<DeleteInstancesInput, "scaleSet" | "vms"> = {},
+  ) =>
+    this.call(
+      z.array(SimEventAnswer),
+      "POST",
+      `/scaleSets/${encodeURIComponent(scaleSet)}/deleteInstances`,
+      { ...options, vms },
+    );
   cancel = (eventId: string) =>
     this.call(SimEventAnswer, "POST", `/events/${encodeURIComponent(eventId)}/cancel`);
   startNow = (eventId: string) =>
@@ -151,4 +165,35 @@ export class FabricControlClient {
   healthEndpoints = () => this.call(z.array(HealthAnswer), "GET", "/gates");
   setHealth = (name: string, status: number) =>
     this.call(HealthAnswer, "POST", `/gates/${encodeURIComponent(name)}`, { status });
+
+  // The Event Grid system topic's webhook subscriptions.
+
+  eventGridSubscribe = (subscription: CreateSubscriptionInput) =>
+    this.call(SubscriptionAnswer, "POST", "/eventGrid/subscriptions", subscription);
+  eventGridSubscriptions = () =>
+    this.call(z.array(SubscriptionAnswer), "GET", "/eventGrid/subscriptions");
+  eventGridSubscription = (name: string) => this.call(SubscriptionAnswer, "GET", subPath(name));
+  eventGridUnsubscribe = (name: string) => this.call(SubscriptionAnswer, "DELETE", subPath(name));
+  eventGridDeliveries = (name: string) =>
+    this.call(z.array(DeliveryAnswer), "GET", `${subPath(name)}/deliveries`);
+  eventGridFaults = (name: string, faults: DeliveryFaults) =>
+    this.call(SubscriptionAnswer, "POST", `${subPath(name)}/faults`, faults);
+  eventGridPause = (name: string) =>
+    this.call(SubscriptionAnswer, "POST", `${subPath(name)}/pause`);
+  eventGridResume = (name: string) =>
+    this.call(SubscriptionAnswer, "POST", `${subPath(name)}/resume`);
+  /** Polls the subscription until it is settled (see `settled()` in-process), or throws. */
+  eventGridSettled = async (name: string, timeoutMs = 10_000): Promise<SubscriptionView> => {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const view = await this.eventGridSubscription(name);
+      if (view.settled) return view;
+      if (performance.now() > deadline) {
+        throw new Error(`event subscription ${name} not settled within ${timeoutMs} ms`);
+      }
+      await delay(20);
+    }
+  };
 }
+
+const subPath = (name: string) => `/eventGrid/subscriptions/${encodeURIComponent(name)}`;

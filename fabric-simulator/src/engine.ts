@@ -7,6 +7,7 @@ import {
   AdvanceClock,
   ChangeResources,
   ClearFaults,
+  DeleteInstances,
   EventRef,
   InjectFault,
   JumpIncarnation,
@@ -22,6 +23,7 @@ import {
   changeResources,
   clearFaults,
   createFabric,
+  deleteInstances,
   type ImdsRoute,
   injectFault,
   jumpIncarnation,
@@ -50,6 +52,8 @@ export interface Timeline {
   /** The seq of the newest entry (0 when empty): pass it as `since` to get only what comes next. */
   readonly lastSeq: number;
 }
+
+type Outcomes = ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>;
 
 export interface ClockView {
   readonly simMs: number;
@@ -84,7 +88,6 @@ export class FabricEngine {
   private get current(): FabricState {
     return this.currentState;
   }
-
   /** Every state change goes through here, so listeners hear each new timeline entry once, in order. */
   private set current(next: FabricState) {
     const prev = this.currentState;
@@ -121,6 +124,11 @@ export class FabricEngine {
 
   now(): Instant {
     return { simMs: this.clock.now(), realMs: Date.now() };
+  }
+
+  /** The state as is, time not caught up: for listeners, which run inside a state change. */
+  peek(): FabricState {
+    return this.currentState;
   }
 
   /** Bring the model up to the clock and return it. */
@@ -160,6 +168,14 @@ export class FabricEngine {
     if (!p.ok) return p;
     const eventId = p.value.eventId ?? randomUUID().toUpperCase();
     return this.apply((s, at) => scheduleEvent(s, { ...p.value, eventId }, at));
+  }
+
+  /** Delete instances of a scale set: one Terminate per VM, one NotBefore for all. */
+  deleteInstances(input: unknown): ControlResult<SimEvent[]> {
+    const p = parseCommand(DeleteInstances, input);
+    if (!p.ok) return p;
+    const eventIds = p.value.vms.map(() => randomUUID().toUpperCase());
+    return this.apply((s, at) => deleteInstances(s, { ...p.value, eventIds }, at));
   }
 
   cancel(input: unknown): ControlResult<SimEvent> {
@@ -217,17 +233,19 @@ export class FabricEngine {
     if (!p.ok) return p;
     const r = createFabric(p.value, this.current.options);
     if (!r.ok) return r;
-    this.current = r.value.state;
-    this.generationCounter++;
-    this.generationStart = this.clock.now();
+    this.newGeneration(r.value.state);
     return { ok: true, value: r.value.state };
   }
 
   reset(): FabricState {
-    this.current = resetFabric(this.current);
+    this.newGeneration(resetFabric(this.current));
+    return this.current;
+  }
+
+  private newGeneration(state: FabricState): void {
+    this.current = state;
     this.generationCounter++;
     this.generationStart = this.clock.now();
-    return this.current;
   }
 
   event(eventId: string): SimEvent | undefined {
@@ -263,17 +281,12 @@ export class FabricEngine {
   }
 
   /** IMDS side: a VM's StartRequests (already parsed at the edge). */
-  startRequests(
-    vm: string,
-    body: StartRequestsBody,
-  ): ControlResult<ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>> {
+  startRequests(vm: string, body: StartRequestsBody): ControlResult<Outcomes> {
     return this.apply((s, at) => startRequests(s, vm, body, at));
   }
 
   /** ARM side: the Maintenance RP's acknowledge, through the same approval path as StartRequests. */
-  acknowledge(
-    cmd: ControlPlaneAcknowledge,
-  ): ControlResult<ReadonlyArray<{ eventId: string; outcome: StartRequestOutcome }>> {
+  acknowledge(cmd: ControlPlaneAcknowledge): ControlResult<Outcomes> {
     return this.apply((s, at) => acknowledgeFromControlPlane(s, cmd, at));
   }
 

@@ -17,6 +17,33 @@ export { FabricControlClient, type TopologyView } from "./client";
 export { ManualClock, ScaledClock, type SimClock } from "./clock";
 export type { ControlFailure, ControlResult } from "./controlResult";
 export type { ClockView, Timeline } from "./engine";
+export {
+  COMPRESSED_RETRY_DELAYS_MS,
+  documentChanges,
+  type Notification,
+  verdict,
+} from "./eventGrid/changes";
+export {
+  CreateSubscription,
+  type CreateSubscriptionInput,
+  DeliveryFaults,
+} from "./eventGrid/commands";
+export type { EventGridApi } from "./eventGrid/service";
+export type { EventGridSubscription } from "./eventGrid/subscription";
+export type {
+  DeliveryCounters,
+  DeliveryOutcome,
+  DeliveryRecord,
+  Handshake,
+  SubscriptionView,
+} from "./eventGrid/types";
+export {
+  observedNotifications,
+  type ReceivedRequest,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from "./eventGrid/webhookReceiver";
 export type { HealthEndpoint } from "./health/gates";
 export { instanceMetadata } from "./imds/handler";
 export {
@@ -33,6 +60,8 @@ export { type PolicyRule, parseRbacText, RELAY_RULES } from "./kubernetes/rbac";
 export {
   AddGroups,
   ChangeResources,
+  DeleteInstances,
+  type DeleteInstancesInput,
   InjectFault,
   type InjectFaultInput,
   JumpIncarnation,
@@ -49,6 +78,11 @@ export {
 export * as fabric from "./model/fabric";
 export type * from "./model/types";
 export { CONTROL_PLANE } from "./model/types";
+export {
+  approvedAutomatically,
+  type ScheduledEventsPolicy,
+  ScheduledEventsPolicySpec,
+} from "./scheduledEventsPolicy";
 export {
   FabricControlError,
   type FabricSimulator,

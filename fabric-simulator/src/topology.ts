@@ -8,6 +8,11 @@ import {
   plainComputerName,
   uniformComputerName,
 } from "./scaleSets";
+import {
+  GroupPolicyFields,
+  type ScheduledEventsPolicy,
+  scheduledEventsPolicyOf,
+} from "./scheduledEventsPolicy";
 import { stableUuid } from "./stableId";
 
 export { stableUuid };
@@ -38,6 +43,8 @@ const VmSpec = z.strictObject({
   faultDomain: z.number().int().min(0).max(20).optional(),
   updateDomain: z.number().int().min(0).max(30).optional(),
   zone: z.string().min(1).max(8).optional(),
+  /** false: no relay runs on this VM (IMDS still serves it); the group's `relays` otherwise. */
+  relay: z.boolean().optional(),
 });
 export type VmSpec = z.infer<typeof VmSpec>;
 
@@ -57,6 +64,7 @@ const AvailabilitySetSpec = z.strictObject({
   vmNamePrefix: z.string().max(60).optional(),
   faultDomains: z.number().int().min(1).max(3).default(2),
   updateDomains: z.number().int().min(1).max(20).default(5),
+  ...GroupPolicyFields,
 });
 
 const PlacementGroupSpec = z.strictObject({
@@ -74,14 +82,17 @@ const PlacementGroupSpec = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9-]{1,58}$/, "1-58 letters, digits or '-'")
     .optional(),
+  ...GroupPolicyFields,
 });
 
+/** Each VM is a group of its own; the policy and `relays` apply to each. */
 const StandaloneSpec = z.strictObject({
   kind: z.literal("standalone"),
   vms: z
     .array(z.union([SimVmName, VmSpec]))
     .min(1)
     .max(10_000),
+  ...GroupPolicyFields,
 });
 
 export const GroupSpec = z.discriminatedUnion("kind", [
@@ -131,6 +142,8 @@ export interface VmRecord {
   readonly orchestrationMode?: OrchestrationMode;
   /** Set once a Preempt or Terminate event completed for it: Azure deleted the VM. */
   readonly deleted: boolean;
+  /** Whether a relay runs on it (false: declared without one; its IMDS is served all the same). */
+  readonly relay: boolean;
 }
 
 export interface GroupRecord {
@@ -141,6 +154,8 @@ export interface GroupRecord {
   readonly placementGroupId?: string;
   /** The `DocumentIncarnation` every VM of the group sees: one document per group. */
   readonly incarnation: number;
+  /** Present when the topology gave the group a `scheduledEventsPolicy`. */
+  readonly scheduledEventsPolicy?: ScheduledEventsPolicy;
 }
 
 function specs(list: number | ReadonlyArray<string | VmSpec>, prefix: string): VmSpec[] {
@@ -166,6 +181,18 @@ export function expandTopology(
   const rgPath = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroupName}/providers/Microsoft.Compute`;
   const lowerNames = new Set<string>();
 
+  type Spec = Topology["groups"][number];
+  /** What every VM record has, whatever its group: ids, location, relay, not deleted. */
+  const vmBase = (spec: Spec, v: VmSpec, group: string) => ({
+    name: v.name,
+    group,
+    vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
+    subscriptionId,
+    resourceGroupName,
+    location,
+    deleted: false,
+    relay: v.relay ?? spec.relays ?? true,
+  });
   const addVm = (vm: VmRecord): string | undefined => {
     const key = vm.name.toLowerCase();
     if (lowerNames.has(key)) return `duplicate VM name ${vm.name}`;
@@ -173,36 +200,34 @@ export function expandTopology(
     vms[vm.name] = vm;
     return undefined;
   };
-  const addGroup = (g: GroupRecord): string | undefined => {
+  const addGroup = (spec: Spec, g: Omit<GroupRecord, "incarnation">): string | undefined => {
     if (groups[g.name]) return `duplicate group name ${g.name}`;
-    groups[g.name] = g;
+    const policy = scheduledEventsPolicyOf(spec.scheduledEventsPolicy);
+    groups[g.name] = {
+      ...g,
+      incarnation: initialIncarnation,
+      ...(policy ? { scheduledEventsPolicy: policy } : {}),
+    };
     return undefined;
   };
 
   for (const spec of topology.groups) {
     if (spec.kind === "availabilitySet") {
       const list = specs(spec.vms, spec.vmNamePrefix ?? `${spec.name}-`);
-      const err = addGroup({
+      const err = addGroup(spec, {
         name: spec.name,
         kind: spec.kind,
         vms: list.map((v) => v.name),
-        incarnation: initialIncarnation,
       });
       if (err) return { ok: false, error: err };
       for (const [i, v] of list.entries()) {
         const e = addVm({
-          name: v.name,
-          group: spec.name,
-          vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
+          ...vmBase(spec, v, spec.name),
           resourceId: `${rgPath}/virtualMachines/${v.name}`,
           computerName: plainComputerName(v.name),
-          subscriptionId,
-          resourceGroupName,
-          location,
           platformFaultDomain: String(v.faultDomain ?? i % spec.faultDomains),
           platformUpdateDomain: String(v.updateDomain ?? i % spec.updateDomains),
           ...(v.zone ? { zone: v.zone } : {}),
-          deleted: false,
         });
         if (e) return { ok: false, error: e };
       }
@@ -216,13 +241,12 @@ export function expandTopology(
           ? Array.from({ length: spec.vms }, (_, i) => ({ name: flexibleVmName(scaleSetName, i) }))
           : specs(spec.vms, `${scaleSetName}_`);
       const prefix = spec.computerNamePrefix ?? scaleSetName;
-      const err = addGroup({
+      const err = addGroup(spec, {
         name: spec.name,
         kind: spec.kind,
         vms: list.map((v) => v.name),
         scaleSetName,
         placementGroupId,
-        incarnation: initialIncarnation,
       });
       if (err) return { ok: false, error: err };
       for (const [i, v] of list.entries()) {
@@ -233,9 +257,7 @@ export function expandTopology(
           : String(i);
         const zone = v.zone ?? spec.zone;
         const e = addVm({
-          name: v.name,
-          group: spec.name,
-          vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
+          ...vmBase(spec, v, spec.name),
           resourceId: flexible
             ? `${rgPath}/virtualMachines/${v.name}`
             : `${rgPath}/virtualMachineScaleSets/${scaleSetName}/virtualMachines/${instanceId}`,
@@ -243,41 +265,26 @@ export function expandTopology(
             ? flexibleComputerName(prefix, v.name)
             : uniformComputerName(prefix, instanceId),
           orchestrationMode: spec.orchestrationMode,
-          subscriptionId,
-          resourceGroupName,
-          location,
           vmScaleSetName: scaleSetName,
           // Flexible scale sets spread VMs over fault domains, not placement groups (assumed: "").
           ...(flexible ? {} : { placementGroupId }),
           platformFaultDomain: String(v.faultDomain ?? i % spec.faultDomains),
           platformUpdateDomain: String(v.updateDomain ?? i % spec.faultDomains),
           ...(zone ? { zone } : {}),
-          deleted: false,
         });
         if (e) return { ok: false, error: e };
       }
     } else {
       for (const v of specs(spec.vms, "")) {
-        const err = addGroup({
-          name: v.name,
-          kind: "standalone",
-          vms: [v.name],
-          incarnation: initialIncarnation,
-        });
+        const err = addGroup(spec, { name: v.name, kind: "standalone", vms: [v.name] });
         if (err) return { ok: false, error: err };
         const e = addVm({
-          name: v.name,
-          group: v.name,
-          vmId: stableUuid(subscriptionId, resourceGroupName, v.name),
+          ...vmBase(spec, v, v.name),
           resourceId: `${rgPath}/virtualMachines/${v.name}`,
           computerName: plainComputerName(v.name),
-          subscriptionId,
-          resourceGroupName,
-          location,
           platformFaultDomain: String(v.faultDomain ?? 0),
           platformUpdateDomain: String(v.updateDomain ?? 0),
           ...(v.zone ? { zone: v.zone } : {}),
-          deleted: false,
         });
         if (e) return { ok: false, error: e };
       }

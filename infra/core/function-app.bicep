@@ -43,6 +43,15 @@ param notificationSinks { teams: bool, slack: bool, webhookUrl: bool, webhookSec
 @description('Turn on the coordinator\'s Azure Resource Manager client (QUIESCE_CONTROL_PLANE): only when main.bicep granted the "Quiesce control plane" role on at least one resource group.')
 param controlPlane bool = false
 
+@description('PREVIEW. Accept Event Grid deliveries of scheduled events and run the Resource Graph backstop (QUIESCE_CONTROL_PLANE_EVENTS): only with controlPlane, when main.bicep deployed the event subscription (core/control-plane-events.bicep).')
+param controlPlaneEvents bool = false
+@minValue(0)
+@maxValue(86400)
+@description('Seconds between the coordinator\'s Resource Graph queries (QUIESCE_RESOURCE_GRAPH_INTERVAL_SECONDS); 0 turns the backstop off.')
+param resourceGraphIntervalSeconds int = 300
+@description('Subscription ids the backstop queries, comma-separated (QUIESCE_RESOURCE_GRAPH_SUBSCRIPTIONS); empty: the coordinator\'s default, the subscriptions of the clusters\' VMs.')
+param resourceGraphSubscriptions string = ''
+
 @minValue(1)
 @maxValue(1000)
 @description('Upper bound on instances; the coordinator is stateless, so this only caps cost.')
@@ -87,6 +96,16 @@ var controlPlaneSettings = controlPlane
     }
   : {}
 
+// Scheduled events from the control plane (PREVIEW in Azure; docs/control-plane.md): on only with
+// the control plane and the event subscription main.bicep deploys with it. Absent otherwise.
+var controlPlaneEventsSettings = !(controlPlane && controlPlaneEvents) ? {} : union(
+  {
+    QUIESCE_CONTROL_PLANE_EVENTS: 'true'
+    QUIESCE_RESOURCE_GRAPH_INTERVAL_SECONDS: string(resourceGraphIntervalSeconds)
+  },
+  empty(resourceGraphSubscriptions) ? {} : { QUIESCE_RESOURCE_GRAPH_SUBSCRIPTIONS: resourceGraphSubscriptions }
+)
+
 // Settings the coordinator reads (names from functions/src/config.ts). Optional ones are only
 // set when given, so the coordinator's own defaults apply otherwise.
 var coordinatorSettings = union(
@@ -101,7 +120,8 @@ var coordinatorSettings = union(
     QUIESCE_SWEEP_SCHEDULE: sweepSchedule
   },
   empty(policyJson) ? {} : { QUIESCE_POLICY: policyJson },
-  controlPlaneSettings
+  controlPlaneSettings,
+  controlPlaneEventsSettings
 )
 
 // The Functions host's own settings: identity-based AzureWebJobsStorage (no connection string,
@@ -180,5 +200,6 @@ resource scmPolicy 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-
 }
 
 output functionAppName string = functionApp.name
+output functionAppId string = functionApp.id
 output defaultHostName string = functionApp.properties.defaultHostName
 output coordinatorUrl string = 'https://${functionApp.properties.defaultHostName}'

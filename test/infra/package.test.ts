@@ -136,8 +136,14 @@ describe("Functions deployment package", () => {
       timeout: 30_000,
     });
     const registered = JSON.parse(stdout.trim().split("\n").pop() ?? "[]") as string[];
+    // The Event Grid trigger is the destination of infra's event subscription (control-plane
+    // events, preview: infra/core/maintenance-delivery.bicep), by this name.
     expect(registered.sort()).toEqual(
-      [...ROUTES.map((r) => `${r.name}:httpTrigger`), "sweep:timerTrigger"].sort(),
+      [
+        ...ROUTES.map((r) => `${r.name}:httpTrigger`),
+        "sweep:timerTrigger",
+        "maintenanceEvents:eventGridTrigger",
+      ].sort(),
     );
   }, 60_000);
 

@@ -6,12 +6,15 @@ import type { Topology, VmRecord } from "../topology";
  * every lookup here (`sameId`).
  */
 
-export type ArmScope = Pick<Topology, "subscriptionId" | "resourceGroupName">;
+import { type ArmScope, provider, resourceGroupId, subscriptionId } from "../armIds";
 
-export const subscriptionId = (t: ArmScope) => `/subscriptions/${t.subscriptionId}`;
-export const resourceGroupId = (t: ArmScope) =>
-  `${subscriptionId(t)}/resourceGroups/${t.resourceGroupName}`;
-const provider = (t: ArmScope, namespace: string) => `${resourceGroupId(t)}/providers/${namespace}`;
+export {
+  type ArmScope,
+  availabilitySetId,
+  resourceGroupId,
+  scaleSetId,
+  subscriptionId,
+} from "../armIds";
 
 export const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 export const sameName = sameId;
@@ -23,11 +26,6 @@ export const sameName = sameId;
  */
 export const availabilitySetRef = (t: ArmScope, name: string) =>
   `${subscriptionId(t)}/resourceGroups/${t.resourceGroupName.toUpperCase()}/providers/Microsoft.Compute/availabilitySets/${name.toUpperCase()}`;
-
-export const availabilitySetId = (t: ArmScope, name: string) =>
-  `${provider(t, "Microsoft.Compute")}/availabilitySets/${name}`;
-export const scaleSetId = (t: ArmScope, name: string) =>
-  `${provider(t, "Microsoft.Compute")}/virtualMachineScaleSets/${name}`;
 
 /** Flexible scale-set VMs are ordinary VMs to Compute and Network; Uniform instances are not. */
 export const isUniformInstance = (vm: VmRecord) => vm.orchestrationMode === "Uniform";

@@ -28,7 +28,9 @@ export const SimEventAnswer: z.ZodType<SimEvent> = z.object({
   approvedAt: Instant.optional(),
   approvedBy: z.string().optional(),
   startedAt: Instant.optional(),
-  startCause: z.enum(["approval", "notBefore", "control", "hardwareFailure"]).optional(),
+  startCause: z
+    .enum(["approval", "notBefore", "control", "hardwareFailure", "autoApproved"])
+    .optional(),
   endsAtMs: z.number().optional(),
   removedAt: Instant.optional(),
   removalCause: z.enum(["completed", "cancelled"]).optional(),
@@ -122,6 +124,7 @@ const VmAnswer: z.ZodType<VmRecord & { imdsUrl: string }> = z.object({
   computerName: z.string(),
   orchestrationMode: z.enum(["Uniform", "Flexible"]).optional(),
   deleted: z.boolean(),
+  relay: z.boolean(),
   imdsUrl: z.string(),
 });
 
@@ -132,6 +135,13 @@ const GroupAnswer: z.ZodType<GroupRecord> = z.object({
   scaleSetName: z.string().optional(),
   placementGroupId: z.string().optional(),
   incarnation: z.number(),
+  scheduledEventsPolicy: z
+    .object({
+      eventGridAndResourceGraph: z.boolean(),
+      userInitiatedReboot: z.object({ automaticallyApprove: z.boolean() }),
+      userInitiatedRedeploy: z.object({ automaticallyApprove: z.boolean() }),
+    })
+    .optional(),
 });
 
 export const TopologyAnswer = z.object({ groups: z.array(GroupAnswer), vms: z.array(VmAnswer) });

@@ -1,6 +1,7 @@
 import type { ArmEngine } from "../arm/engine";
 import type { ControlResult } from "../controlResult";
 import type { FabricEngine } from "../engine";
+import type { EventGridService } from "../eventGrid/service";
 import type { HealthGates } from "../health/gates";
 import type { KubernetesEngine } from "../kubernetes/engine";
 
@@ -15,6 +16,8 @@ export type Route = {
 /** What the control API drives: the fabric, the loopback ARM and Kubernetes, the health endpoints. */
 export interface ControlTargets {
   readonly engine: FabricEngine;
+  /** The Event Grid system topic's webhook subscriptions. */
+  readonly eventGrid: EventGridService;
   readonly arm: ArmEngine;
   readonly health: HealthGates;
   readonly imdsUrl: (vm: string) => string;

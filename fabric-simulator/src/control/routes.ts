@@ -5,6 +5,7 @@ import { refused } from "../controlResult";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { scheduledEventsApiVersion } from "../imds/apiVersions";
 import { armRoutes } from "./armRoutes";
+import { eventGridRoutes } from "./eventGridRoutes";
 import { kubernetesRoutes } from "./kubernetesRoutes";
 import { type ControlTargets, objectBody, okValue, type Route } from "./route";
 
@@ -105,6 +106,13 @@ const fabricRoutes: Route[] = [
     run: async ({ engine, params, body }) =>
       engine.changeResources({ ...(await objectBody(body)), eventId: params[0] }),
   },
+  {
+    method: "POST",
+    pattern: /^\/scaleSets\/([^/]+)\/deleteInstances$/,
+    status: 201,
+    run: async ({ engine, params, body }) =>
+      engine.deleteInstances({ ...(await objectBody(body)), scaleSet: params[0] }),
+  },
   { method: "GET", pattern: /^\/faults$/, run: ({ engine }) => okValue(engine.faults()) },
   {
     method: "POST",
@@ -142,7 +150,7 @@ const fabricRoutes: Route[] = [
   },
 ];
 
-const routes: Route[] = [...fabricRoutes, ...armRoutes, ...kubernetesRoutes];
+const routes: Route[] = [...fabricRoutes, ...armRoutes, ...kubernetesRoutes, ...eventGridRoutes];
 
 class BadJson extends Error {}
 

@@ -1,4 +1,4 @@
-import { availabilitySetId, scaleSetId } from "../arm/ids";
+import { availabilitySetId, scaleSetId } from "../armIds";
 import { rfc1123 } from "../model/document";
 import type { FabricState, SimEvent } from "../model/types";
 
@@ -72,15 +72,20 @@ export function changedAtMs(e: SimEvent): number {
   return (e.removedAt ?? e.startedAt ?? e.scheduledAt).simMs;
 }
 
-/** The Event Grid schema event a system topic subscription delivers for the event's current state. */
+/**
+ * The Event Grid schema event a system topic subscription delivers for the event's state, as of
+ * `atMs` (simulated; its latest change when absent: a publisher replaying each change passes the
+ * change's own instant).
+ */
 export function eventGridEvent(
   state: FabricState,
   e: SimEvent,
   deliveryId: string,
+  atMs: number = changedAtMs(e),
 ): Record<string, unknown> | null {
   const resource = maintenanceResource(state, e);
   if (!resource) return null;
-  const at = new Date(changedAtMs(e)).toISOString();
+  const at = new Date(atMs).toISOString();
   return {
     id: deliveryId,
     topic: `/subscriptions/${state.topology.subscriptionId}`,

@@ -1,6 +1,12 @@
 import { eventKey, type StartRequestsBody } from "@quiesce/protocol/imds";
 import { append, fail, ok, publish, replaceActive, started } from "./state";
 import {
+  approvalsComplete,
+  pendingDeletesBefore,
+  releasedReason,
+  releaseHeldDeletes,
+} from "./terminate";
+import {
   type Approval,
   CONTROL_PLANE,
   type FabricState,
@@ -17,6 +23,8 @@ interface Approved {
   readonly outcomes: Outcomes;
   /** Per group, the events this call started (each group then publishes one new document). */
   readonly startedByGroup: ReadonlyMap<string, string[]>;
+  /** Per group, approved Terminates this call let go (no pending delete holds them any more). */
+  readonly releasedByGroup: ReadonlyMap<string, string[]>;
 }
 
 /**
@@ -51,8 +59,9 @@ function approveIds(
       approvals: [...e.approvals, approval],
       ...(first ? { approvedAt: approval.at, approvedBy: approval.vm } : {}),
     };
-    const allIn = approved.resources.every((r) => approved.approvals.some((a) => a.vm === r));
-    if (!approved.requireAllApprovals || allIn) {
+    // A scale set's approved Terminate still waits for its unapproved neighbours' ("Approve all
+    // pending deletes"); releaseHeldDeletes lets it go once they are approved or started.
+    if (approvalsComplete(approved) && pendingDeletesBefore(next, approved).length === 0) {
       next = replaceActive(next, started(approved, approval.at, "approval"));
       startedByGroup.set(e.group, [...(startedByGroup.get(e.group) ?? []), e.eventId]);
       outcomes.push({ eventId, outcome: "approved" });
@@ -61,18 +70,27 @@ function approveIds(
       outcomes.push({ eventId, outcome: "waitingForOthers" });
     }
   }
-  return { state: next, outcomes, startedByGroup };
+  const released = releaseHeldDeletes(next, approval.at);
+  return {
+    state: released.state,
+    outcomes,
+    startedByGroup,
+    releasedByGroup: released.startedByGroup,
+  };
 }
 
-function publishStarted(
-  state: FabricState,
-  startedByGroup: ReadonlyMap<string, string[]>,
-  by: string,
-  at: Instant,
-): FabricState {
-  let next = state;
-  for (const [group, ids] of startedByGroup) {
-    next = publish(next, group, `started ${ids.join(",")} on approval by ${by}`, at);
+/** One new document per group whose events this approval started or let go. */
+function publishStarted(r: Approved, by: string, at: Instant): FabricState {
+  let next = r.state;
+  const groups = new Set([...r.startedByGroup.keys(), ...r.releasedByGroup.keys()]);
+  for (const group of groups) {
+    const ids = r.startedByGroup.get(group);
+    const released = r.releasedByGroup.get(group);
+    const reasons = [
+      ...(ids ? [`started ${ids.join(",")} on approval by ${by}`] : []),
+      ...(released ? [releasedReason(released)] : []),
+    ];
+    next = publish(next, group, reasons.join("; "), at);
   }
   return next;
 }
@@ -100,7 +118,7 @@ export function startRequests(
     outcomes: r.outcomes,
     at,
   });
-  next = publishStarted(next, r.startedByGroup, vm.name, at);
+  next = publishStarted({ ...r, state: next }, vm.name, at);
   return ok(next, r.outcomes);
 }
 
@@ -133,6 +151,6 @@ export function acknowledgeFromControlPlane(
     outcomes: r.outcomes,
     at,
   });
-  next = publishStarted(next, r.startedByGroup, `${CONTROL_PLANE} (${cmd.principalId})`, at);
+  next = publishStarted({ ...r, state: next }, `${CONTROL_PLANE} (${cmd.principalId})`, at);
   return ok(next, r.outcomes);
 }

@@ -34,6 +34,18 @@ export type ScheduleEventInput = z.input<typeof ScheduleEvent>;
 
 export const EventRef = z.strictObject({ eventId: EventIdText });
 
+/** Delete instances of a scale set: one Terminate per VM, all with the same NotBefore. */
+export const DeleteInstances = z.strictObject({
+  scaleSet: GroupName,
+  vms: z.array(SimVmName).min(1).max(1000),
+  /** Seconds (simulated) to NotBefore: the terminate notification's `notBeforeTimeout` (5 min). */
+  noticeSeconds: z.number().min(0).max(86_400).optional(),
+  /** Azure does not say which source a delete shows; Platform unless told (assumed). */
+  eventSource: z.enum(["Platform", "User"]).default("Platform"),
+});
+export type DeleteInstances = z.infer<typeof DeleteInstances>;
+export type DeleteInstancesInput = z.input<typeof DeleteInstances>;
+
 export const ChangeResources = z.strictObject({
   eventId: EventIdText,
   resources: z.array(SimVmName).min(1).max(1000),

@@ -1,3 +1,4 @@
+import { approvedAutomatically } from "../scheduledEventsPolicy";
 import type { GroupRecord } from "../topology";
 import type { ChangeResources, JumpIncarnation, ScheduleEvent } from "./commands";
 import { defaultDescription, defaultDurationInSeconds, defaultNoticeSeconds } from "./defaults";
@@ -12,6 +13,7 @@ import {
   resolveResources,
   started,
 } from "./state";
+import { publishReleasing } from "./terminate";
 import type { FabricState, Instant, Outcome, SimEvent } from "./types";
 
 /** What Azure decides to do to a group's events, as the control API tells it. */
@@ -36,7 +38,16 @@ export function scheduleEvent(
   const resolved = resolveResources(state, group, names);
   if (!resolved.ok) return fail(400, resolved.error);
   if (resolved.value.length === 0) return fail(400, `group ${group.name} has no live VM left`);
+  if (cmd.eventType === "Terminate" && resolved.value.length !== 1) return oneVmPerTerminate();
 
+  // A user's Reboot / Redeploy under an auto-approving policy is created Started ("only events
+  // with EventStatus:Started and EventStatus:Completed are created"), like a hardware failure.
+  const autoApproved = approvedAutomatically(
+    group.scheduledEventsPolicy,
+    cmd.eventType,
+    cmd.eventSource,
+  );
+  const immediate = cmd.startImmediately || autoApproved;
   const durationInSeconds = cmd.durationInSeconds ?? defaultDurationInSeconds(cmd.eventType);
   const startedForMs =
     (cmd.startedSeconds ?? Math.max(durationInSeconds, state.options.minStartedSeconds)) * 1000;
@@ -50,7 +61,7 @@ export function scheduleEvent(
     description: cmd.description ?? defaultDescription(cmd.eventType, cmd.eventSource),
     durationInSeconds,
     // NotBefore has whole-second precision on the wire; auto-start must match what VMs were shown.
-    notBeforeMs: cmd.startImmediately ? null : Math.ceil((at.simMs + noticeMs) / 1000) * 1000,
+    notBeforeMs: immediate ? null : Math.ceil((at.simMs + noticeMs) / 1000) * 1000,
     startedForMs,
     requireAllApprovals: cmd.requireAllApprovals ?? state.options.requireAllApprovals,
     phase: "Scheduled",
@@ -58,14 +69,20 @@ export function scheduleEvent(
     approvals: [],
     resourcesHistory: [],
   };
-  const event = cmd.startImmediately ? started(base, at, "hardwareFailure") : base;
+  const event = cmd.startImmediately
+    ? started(base, at, "hardwareFailure")
+    : autoApproved
+      ? started(base, at, "autoApproved")
+      : base;
   let next: FabricState = { ...state, active: [...state.active, event] };
   next = publish(
     next,
     group.name,
     cmd.startImmediately
       ? `hardware failure: ${event.eventId} ${event.eventType} Started without notice`
-      : `scheduled ${event.eventId} ${event.eventType}`,
+      : autoApproved
+        ? `auto-approved: ${event.eventId} ${event.eventType} by ${event.eventSource} Started without Scheduled`
+        : `scheduled ${event.eventId} ${event.eventType}`,
     at,
   );
   const incarnation = next.groups[group.name]?.incarnation ?? 0;
@@ -82,7 +99,8 @@ export function cancelEvent(state: FabricState, eventId: string, at: Instant): O
   if (!e) return fail(404, `no event ${eventId}`);
   if (e.phase !== "Scheduled")
     return fail(409, `event ${e.eventId} is ${e.phase}; only a Scheduled event can be cancelled`);
-  const next = publish(
+  // A cancelled Terminate no longer holds the scale set's approved ones.
+  const next = publishReleasing(
     removeEvent(state, e, "cancelled", at),
     e.group,
     `cancelled ${e.eventId}`,
@@ -96,7 +114,7 @@ export function startEventNow(state: FabricState, eventId: string, at: Instant):
   const e = findEvent(state, eventId);
   if (!e) return fail(404, `no event ${eventId}`);
   if (e.phase !== "Scheduled") return fail(409, `event ${e.eventId} is ${e.phase}, not Scheduled`);
-  const next = publish(
+  const next = publishReleasing(
     replaceActive(state, started(e, at, "control")),
     e.group,
     `started ${e.eventId} by control`,
@@ -116,6 +134,7 @@ export function changeResources(
   const group = state.groups[e.group] as GroupRecord;
   const resolved = resolveResources(state, group, cmd.resources);
   if (!resolved.ok) return fail(400, resolved.error);
+  if (e.eventType === "Terminate" && resolved.value.length !== 1) return oneVmPerTerminate();
   let next = replaceActive(state, { ...e, resources: resolved.value });
   next = publish(
     next,
@@ -147,3 +166,7 @@ export function jumpIncarnation(
   const next = publish(jumped, g.name, `incarnation jumped by ${cmd.by}`, at);
   return ok(next, next.groups[g.name]?.incarnation ?? 0);
 }
+
+/** Azure creates one Terminate per deleted VM (terminate notifications); several go together. */
+const oneVmPerTerminate = () =>
+  fail(400, "a Terminate event names one VM: delete several with deleteInstances (one each)");

@@ -86,6 +86,7 @@ export {
   type ControlPlaneAcknowledge,
   startRequests,
 } from "./approvals";
+export { deleteInstances } from "./deleteInstances";
 export {
   cancelEvent,
   changeResources,

@@ -1,5 +1,6 @@
 import { expireFaults } from "./faults";
-import { deleteEvicted, publish, removeEvent, replaceActive, started } from "./state";
+import { deleteEvicted, removeEvent, replaceActive, started } from "./state";
+import { publishReleasing } from "./terminate";
 import type { FabricState, Instant, SimEvent } from "./types";
 
 interface Due {
@@ -67,7 +68,8 @@ export function advance(state: FabricState, now: Instant): FabricState {
           : `${d.event.eventId} completed`,
       )
       .join("; ");
-    next = publish(next, due.event.group, reason, at);
+    // A Terminate started at its NotBefore no longer holds the scale set's approved ones.
+    next = publishReleasing(next, due.event.group, reason, at);
     for (const d of batch) if (d.kind === "remove") next = deleteEvicted(next, d.event, at);
   }
 }

@@ -9,8 +9,12 @@ export interface Instant {
 }
 
 export type EventPhase = "Scheduled" | "Started" | "Removed";
-/** Why an event went to Started: a VM's StartRequests, NotBefore passing, the control API, or a hardware failure (never Scheduled). */
-export type StartCause = "approval" | "notBefore" | "control" | "hardwareFailure";
+/**
+ * Why an event went to Started: a VM's StartRequests, NotBefore passing, the control API, a
+ * hardware failure (never Scheduled), or the group's `scheduledEventsPolicy` approving a user's
+ * Reboot / Redeploy as it was created (never Scheduled either).
+ */
+export type StartCause = "approval" | "notBefore" | "control" | "hardwareFailure" | "autoApproved";
 /** Why an event left the document: it ran its course, or Azure cancelled it while Scheduled. */
 export type RemovalCause = "completed" | "cancelled";
 

@@ -121,7 +121,10 @@ describe("queryScheduledEvents against the simulator", () => {
     sim.arm.setResourceGraphQuota({ limit: 1, windowMs: 60_000 });
     const first = await queryScheduledEvents(client, [sub()], { top: 2 });
     // The first page says no query is left: the rest waits for the next read.
-    expect(first).toMatchObject({ ok: true, value: { pages: 1, truncated: true, quotaRemaining: 0 } });
+    expect(first).toMatchObject({
+      ok: true,
+      value: { pages: 1, truncated: true, quotaRemaining: 0 },
+    });
     if (first.ok) expect(first.value.quotaResetsAfterMs).toBeGreaterThan(50_000);
     const second = await queryScheduledEvents(client, [sub()], { top: 2 });
     expect(second).toMatchObject({ ok: false, error: { status: 429, code: "RateLimiting" } });

@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import {
   type AgentlessRun,
   agentlessIdentity,
   type ClusterState,
   claimAgentlessHook,
   dueAgentlessHooks,
+  isOwnClaim,
   recordAgentlessHook,
 } from "@quiesce/core";
 import type { AgentlessHook, Policy } from "@quiesce/protocol/policy";
@@ -45,14 +47,20 @@ async function runOne(
   run: AgentlessRun,
   policy: Policy,
 ): Promise<boolean> {
+  const claim = `claimed by ${randomUUID()}`;
   let claimed = false;
   const after = await mutate(deps, cluster, (s, now) => {
-    const c = claimAgentlessHook(s, run, now, policy);
+    // A retry after a commit that failed half-way finds its own claim written: still ours.
+    if (isOwnClaim(s, run, claim)) {
+      claimed = true;
+      return null;
+    }
+    const c = claimAgentlessHook(s, run, now, policy, claim);
     claimed = c?.claimed ?? false;
     return c;
   });
   const hook = policy.agentless[run.hook];
-  if (!after || !claimed || !hook) return after !== null;
+  if (!claimed || !hook) return after !== null;
   const startedAt = deps.clock.now();
   const outcome = await call(hook, run.vm, hookPayload(run, hook, startedAt));
   const ms = deps.clock.now() - startedAt;

@@ -159,9 +159,11 @@ export async function startLocalCoordinator(
   let server: Server | undefined;
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<unknown> | undefined;
+  let settle: (() => Promise<void>) | undefined;
   const cleanup = async () => {
     if (timer) clearInterval(timer);
     await sweeping;
+    await settle?.(); // hook runs and follow-ups the coordinator started (agentless)
     if (server) {
       const s = server;
       const closed = new Promise<void>((r) => s.close(() => r()));
@@ -182,11 +184,12 @@ export async function startLocalCoordinator(
       QUIESCE_OPERATOR_KEY: keys.operatorKey,
       QUIESCE_READER_KEY: keys.readerKey,
     });
-    const coordinator = await createCoordinator(settings, {
+    const coordinator: Coordinator = await createCoordinator(settings, {
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.meter ? { meter: opts.meter } : {}),
     });
+    settle = () => coordinator.deps.controlPlane.settle();
     const context = (functionName: string) =>
       new InvocationContext({
         invocationId: randomUUID(),

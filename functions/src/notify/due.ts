@@ -1,10 +1,4 @@
-import {
-  type ClusterState,
-  type Coverage,
-  type EventRecord,
-  explain,
-  startedFirstCause,
-} from "@quiesce/core";
+import { type ClusterState, type EventRecord, explain, startedFirstCause } from "@quiesce/core";
 
 export { coverageNotifications } from "./coverageDue";
 

@@ -2,7 +2,6 @@ import type { InvocationContext } from "@azure/functions";
 import { type ClusterState, type EvaluationInputs, isEnded, tick } from "@quiesce/core";
 import { type Policy, policyFor } from "@quiesce/protocol/policy";
 import type { ControlPlaneSummary } from "../controlPlane";
-import type { BackstopSummary } from "../published/backstop";
 import {
   ConcurrencyConflict,
   commitDecision,
@@ -14,6 +13,24 @@ import type { PipelineDeps } from "./deps";
 import { createSweepEffects, type SweepNotifications } from "./sweepEffects";
 
 const DAY_MS = 86_400_000;
+
+/** What the Resource Graph backstop (published/backstop.ts) did in a sweep round. */
+export interface BackstopSummary {
+  subscriptions: number;
+  pages: number;
+  observations: number;
+  /** What the intake made of them (published/intake.ts). */
+  intake: {
+    applied: number;
+    unchanged: number;
+    unclaimed: number;
+    skipped: number;
+    clusters: string[];
+  } | null;
+  /** What Resource Graph answered when the read failed. */
+  error: string | null;
+}
+
 const HISTORY_PURGE_INTERVAL_MS = 3_600_000;
 /** Member rows of earlier releases are moved every minute until none is left, then looked for every 10. */
 const MIGRATION_INTERVAL_MS = 60_000;

@@ -1,6 +1,7 @@
 import type { InvocationContext } from "@azure/functions";
 import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { PipelineDeps } from "../pipeline/deps";
+import type { BackstopSummary } from "../pipeline/sweep";
 import type { ClaimIndexCache } from "./claimIndexCache";
 import type { IntakeOptions, IntakeSummary } from "./intake";
 
@@ -12,14 +13,6 @@ import type { IntakeOptions, IntakeSummary } from "./intake";
  * a 429), and hands what it finds to the same intake. Events already held are matched by one
  * key listing; ended events nobody held are history, and are left alone.
  */
-export interface BackstopSummary {
-  subscriptions: number;
-  pages: number;
-  observations: number;
-  intake: IntakeSummary | null;
-  /** What Resource Graph answered when the read failed. */
-  error: string | null;
-}
 
 type Intake = (
   obs: readonly ControlPlaneObservation[],

@@ -1,0 +1,148 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import type { Node, Tree } from "web-tree-sitter";
+import { infraDir, parseBicep } from "./bicep";
+
+/** What the control-plane events infra tests (control-plane-events*.test.ts) read the Bicep with. */
+
+// biome-ignore lint/suspicious/noExplicitAny: compiled ARM templates are inspected field by field
+export type Json = Record<string, any>;
+
+export const resourcesOf = (template: Json): Json[] =>
+  Array.isArray(template.resources) ? template.resources : Object.values(template.resources ?? {});
+
+/** The resource (or nested deployment) whose name expression contains `part`. */
+export function named(template: Json, part: string): Json {
+  const found = resourcesOf(template).find((r) => String(r.name).includes(part));
+  if (!found) throw new Error(`no resource named like ${part}`);
+  return found;
+}
+
+/** infra/<file> compiled by the Bicep CLI, as JSON. */
+export function compile(bicep: string, file: string): Json {
+  const out = mkdtempSync(join(tmpdir(), "bicep-events-"));
+  try {
+    const json = join(out, "out.json");
+    execFileSync(bicep, ["build", join(infraDir, file), "--outfile", json], { stdio: "pipe" });
+    return JSON.parse(readFileSync(json, "utf8"));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `bicep build-params` of a parameters file for infra/main.bicep with the required parameters and
+ * `extra` (Bicep syntax, one per line): the compiler checks @allowed and types against main.bicep.
+ */
+export function buildParams(bicep: string, extra: string[]): { ok: boolean; output: string } {
+  const dir = mkdtempSync(join(tmpdir(), "bicep-params-"));
+  try {
+    const file = join(dir, "main.bicepparam");
+    const using = relative(dir, join(infraDir, "main.bicep")).replace(/\\/g, "/");
+    writeFileSync(
+      file,
+      [
+        `using '${using}'`,
+        "param environmentName = 'test'",
+        "param location = 'westeurope'",
+        "param entraAudience = 'api://00000000-0000-0000-0000-000000000000'",
+        ...extra,
+      ].join("\n"),
+    );
+    const result = spawnSync(bicep, ["build-params", file, "--stdout"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    const output = `${result.stdout}\n${result.stderr}`;
+    return { ok: result.status === 0 && !/ : Error /.test(output), output };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Every variable and function declaration of a Bicep file, as `bicep console` input: decorators
+ * and comments between declarations left out, a body that starts on the line after `=>` joined to
+ * it (the console reads a declaration line by line, continuing only inside brackets).
+ */
+export async function consoleDeclarations(file: string): Promise<string> {
+  const tree: Tree = await parseBicep(join(infraDir, file));
+  return tree.rootNode.namedChildren
+    .filter(
+      (n): n is Node => n?.type === "variable_declaration" || n?.type === "user_defined_function",
+    )
+    .map((n) => n.text.replace(/=>\s*\n\s+/g, "=> "))
+    .join("\n");
+}
+
+/** The decorators written just before a top-level declaration (e.g. a parameter's @allowed). */
+export function decoratorsOf(tree: Tree, name: string): string {
+  const children = tree.rootNode.namedChildren.filter((n): n is Node => n !== null);
+  const index = children.findIndex(
+    (c) => c.namedChildren.find((n) => n?.type === "identifier")?.text === name,
+  );
+  const before = children[index - 1];
+  return before?.type === "decorators" ? before.text : "";
+}
+
+/** The text of the `@allowed([...])` decorator's strings, or undefined. */
+export function allowedValues(decorators: string): string[] | undefined {
+  const list = decorators.match(/@allowed\(\[([^\]]*)\]\)/)?.[1];
+  return list === undefined ? undefined : [...list.matchAll(/'([^']*)'/g)].map((m) => m[1] ?? "");
+}
+
+export type Evaluated = { value: unknown } | { error: string };
+
+/**
+ * Evaluates expressions with `bicep console` after the given declarations (one CLI start for all):
+ * each result is its value, or the message of the deployment failure it raised (fail()).
+ */
+export function consoleEval(
+  bicep: string,
+  declarations: string,
+  expressions: string[],
+): Evaluated[] {
+  const result = spawnSync(bicep, ["console"], {
+    input: `${declarations}\n${expressions.map((e) => `base64(string({ v: ${e} }))`).join("\n")}\n`,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  const results: Evaluated[] = [];
+  for (const line of result.stdout.split("\n")) {
+    const value = line.trim().match(/^'([A-Za-z0-9+/=]*)'$/)?.[1];
+    const failed = line.match(
+      /Failed to evaluate expression "base64\(string\(\{ v: .*\}\)\)": (.*)$/,
+    );
+    if (value !== undefined)
+      results.push({ value: JSON.parse(Buffer.from(value, "base64").toString("utf8")).v });
+    else if (failed) results.push({ error: failed[1] ?? "" });
+  }
+  if (results.length !== expressions.length)
+    throw new Error(`bicep console: ${result.stdout}\n${result.stderr}`);
+  return results;
+}
+
+/** The value of an evaluation that must not have failed. */
+export function succeeded(evaluated: Evaluated | undefined): unknown {
+  if (!evaluated || "error" in evaluated)
+    throw new Error(`evaluation failed: ${JSON.stringify(evaluated)}`);
+  return evaluated.value;
+}
+
+/**
+ * One expression evaluated after `var name = value` for each entry of `given` (Bicep expressions)
+ * and the given declarations, as written in a file: the file's own text, its inputs stubbed.
+ */
+export function evaluateWith(
+  bicep: string,
+  given: Record<string, string>,
+  declarations: string[],
+  expression: string,
+): Evaluated {
+  const stubs = Object.entries(given).map(([name, value]) => `var ${name} = ${value}`);
+  const [result] = consoleEval(bicep, [...stubs, ...declarations].join("\n"), [expression]);
+  if (!result) throw new Error(`no result for ${expression}`);
+  return result;
+}
