@@ -48,8 +48,9 @@ export function controlPlaneWanted(
 
 /**
  * Whether some relay could still take the lease: a live one, not dry-run, not failed before,
- * whose document has the event. When none can (a group without relays, known from Event Grid or
- * Resource Graph), waiting `afterSeconds` for one would only waste the notice.
+ * that sees the event or will (a VM it names: Event Grid may deliver before that relay's report).
+ * When none can (a group without relays, known from Event Grid or Resource Graph), waiting
+ * `afterSeconds` for one would only waste the notice.
  */
 function relayMayApprove(
   state: ClusterState,
@@ -57,10 +58,14 @@ function relayMayApprove(
   now: number,
   policy: Policy,
 ): boolean {
-  for (const [mk, row] of Object.entries(state.readiness[e.key] ?? {})) {
+  const named = new Set(e.resources.map(memberKey));
+  const seeing = Object.entries(state.readiness[e.key] ?? {})
+    .filter(([, row]) => row.inDocument)
+    .map(([mk]) => mk);
+  for (const mk of new Set([...named, ...seeing])) {
     const m = state.members[mk];
-    if (!row.inDocument || !m || m.dryRun || e.failedApprovers.includes(mk)) continue;
-    if (e.eventType === "Terminate" && !e.resources.some((r) => memberKey(r) === mk)) continue;
+    if (!m || m.dryRun || e.failedApprovers.includes(mk)) continue;
+    if (e.eventType === "Terminate" && !named.has(mk)) continue;
     if (isLiveForEvent(m, e, now, policy)) return true;
   }
   return false;

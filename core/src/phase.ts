@@ -78,6 +78,14 @@ export function nextPhase(
       return { phase: "Unplanned", reason: "first seen Started (no Scheduled notice)" };
     if (e.approvedAt !== null)
       return { phase: "Started", reason: "IMDS shows Started after our approval" };
+    // Started while the elected approver's StartRequests is still to be confirmed (Event Grid's
+    // Started, or another VM's document, can arrive before the approver's report): most likely
+    // ours. Its confirmation sets approvedAt; a lease that runs out unconfirmed falls through.
+    if (e.lease !== null && now < e.lease.expiresAt && e.phase !== "ExpiredAtNotBefore")
+      return {
+        phase: "Started",
+        reason: `Started while the approval of ${e.lease.holder} is being confirmed`,
+      };
     if (e.phase === "Unplanned" || e.phase === "ExpiredAtNotBefore")
       return { phase: e.phase, reason: "" };
     return {

@@ -132,6 +132,26 @@ describe("events published off the VM", () => {
     expect(s.phase(id)).toBe("Completed");
   });
 
+  it("takes Event Grid's Started, arriving before the elected relay's confirmation, as the relay's approval in flight", () => {
+    const s = new PublishedSim();
+    const ev = scheduled(id, ["web-0"]);
+    s.send(report("web-0", 1, []));
+    const elected = s.send(report("web-0", 2, [ev], { hooks: [drained(id)] }));
+    expect(elected.directives[0]).toMatchObject({ kind: "approve" });
+    s.publish(published("Started", ["web-0"]));
+    expect(s.phase(id)).toBe("Started"); // not ExpiredAtNotBefore: the lease is held
+    s.send(
+      report("web-0", 3, [started(ev)], {
+        hooks: [drained(id)],
+        approvals: [
+          { eventId: id, outcome: "accepted", at: new Date(T0).toISOString(), httpStatus: 200 },
+        ],
+      }),
+    );
+    expect(s.event(id)).toMatchObject({ phase: "Started", approvedBy: "web-0" });
+    expect(s.state.events[id.toLowerCase()]?.approvedAt).not.toBeNull();
+  });
+
   it("converges to the same phase whatever the order and repetition of the deliveries", () => {
     const steps = [
       published("Scheduled", ["web-0"], { observedAt: T0 + 1 }),

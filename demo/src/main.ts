@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { localMetrics, startWebhookReceiver, type WebhookReceiver } from "@quiesce/functions";
-import { parseWith } from "@quiesce/protocol";
+import { delay, parseWith } from "@quiesce/protocol";
 import { jsonLogger, LOG_LEVELS, silentLogger } from "@quiesce/relay";
 import { z } from "zod";
 import { type DemoArgs, parseDemoArgs } from "./args";
 import { type LocalCluster, startLocalCluster } from "./cluster";
+import { type HookService, startHookService } from "./hookService";
 import { renderBackends } from "./loadBalancerWatch";
 import { renderMetrics } from "./metricsSummary";
 import { play } from "./player";
@@ -64,6 +65,7 @@ async function main(): Promise<number> {
   const stop = new AbortController();
   let cluster: LocalCluster | undefined;
   let receiver: WebhookReceiver | undefined;
+  let hooks: HookService | undefined;
   let stopping: Promise<void> | undefined;
   const metrics = localMetrics();
   const shutdown = () => {
@@ -72,6 +74,7 @@ async function main(): Promise<number> {
       say("\nStopping relays, simulator, coordinator and Azurite...");
       await cluster?.stop();
       await receiver?.stop();
+      await hooks?.stop();
       await metrics.shutdown();
     })();
     return stopping;
@@ -92,6 +95,16 @@ async function main(): Promise<number> {
       );
     },
   });
+  // VMs without a relay (agentless groups) are drained through this service's HTTP hooks.
+  hooks = scenario.hookService
+    ? await startHookService(
+        {
+          drain: scenario.hookService.drainSeconds * 1000,
+          recover: scenario.hookService.recoverSeconds * 1000,
+        },
+        (h) => say(`  [appliance service] ${h.hook} ${h.vm} (called by the coordinator: no relay)`),
+      )
+    : undefined;
   cluster = await startLocalCluster({
     coordinatorMeter: metrics.meter,
     coordinatorSettings: {
@@ -108,10 +121,12 @@ async function main(): Promise<number> {
             fillPolicy(scenario.policy, {
               fabricUrl: f.url,
               resourceGroupId: f.arm.resourceGroupId(),
+              hookServiceUrl: hooks?.url ?? "http://127.0.0.1:9",
             }),
         }
       : {}),
     controlPlane: scenario.controlPlane,
+    controlPlaneEvents: scenario.controlPlaneEvents,
     port: args.port,
     keysDir: resolve(".quiesce"),
     sweepIntervalMs: 1000,
@@ -127,6 +142,15 @@ async function main(): Promise<number> {
   say(`  coordinator   ${c.coordinatorUrl}   (status: ${c.coordinatorUrl}/api/status)`);
   say(`  simulator     ${c.fabric.url}   (control API: ${c.fabric.url}/control/timeline)`);
   say(`  relays        ${c.relays.size} VMs: ${[...c.relays.keys()].join(", ")}`);
+  const relayless = c.fabric.vmNames().filter((vm) => !c.relays.has(vm));
+  if (relayless.length > 0)
+    say(
+      `  no relay      ${relayless.join(", ")} (drained by the coordinator through ${hooks?.url ?? "no hook service"})`,
+    );
+  if (c.eventGrid)
+    say(
+      `  Event Grid    the simulator delivers every event change to ${c.coordinatorUrl}/api/maintenance/eventgrid (handshake ${c.eventGrid.handshake.state})`,
+    );
   if (scenario.controlPlane)
     say(
       `  control plane the coordinator acts through the simulator's Azure Resource Manager at ${c.fabric.armUrl}\n                (load balancers: ${c.fabric.url}/control/loadBalancers, ARM calls: ${c.fabric.url}/control/arm/requests)`,
@@ -154,6 +178,16 @@ async function main(): Promise<number> {
   );
   say("");
 
+  // Every relay registered first: an event Azure publishes before its VMs' relays ever reported
+  // would be claimed by no cluster yet (it would show in the unclaimed cluster until they do).
+  for (let i = 0; i < 150; i++) {
+    const live = await c.status.cluster(c.cluster).then(
+      (x) => x.liveMembers,
+      () => 0,
+    );
+    if (live >= c.relays.size) break;
+    await delay(200);
+  }
   const result = await play(scenario, c, say, stop.signal);
   if (stop.signal.aborted) return 130;
   say("");

@@ -4,6 +4,7 @@ import { fillPolicy, placeholderProblems } from "./policyTemplate";
 const values = {
   fabricUrl: "http://127.0.0.1:4000",
   resourceGroupId: "/subscriptions/s/resourceGroups/rg",
+  hookServiceUrl: "http://127.0.0.1:4001",
 };
 
 describe("policy placeholders", () => {
@@ -42,7 +43,9 @@ describe("policy placeholders", () => {
   it("names each unknown placeholder with its path; known ones and plain braces pass", () => {
     expect(
       placeholderProblems({ a: ["{{fabricUrl}}", "{x}", { b: "{{nope}} {{resourceGroupId}}" }] }),
-    ).toEqual(["a.2.b: unknown placeholder {{nope}} (known: {{fabricUrl}}, {{resourceGroupId}})"]);
+    ).toEqual([
+      "a.2.b: unknown placeholder {{nope}} (known: {{fabricUrl}}, {{resourceGroupId}}, {{hookServiceUrl}})",
+    ]);
     expect(placeholderProblems(undefined)).toEqual([]);
   });
 });

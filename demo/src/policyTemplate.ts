@@ -1,15 +1,22 @@
 /**
  * A scenario's policy may name what only exists once the fabric runs: its URL (an HTTP gate's
  * health endpoint, `{{fabricUrl}}/health/app`) and its resource group's ARM id (an alert rule,
- * `{{resourceGroupId}}/providers/Microsoft.Insights/metricAlerts/high-error-rate`).
+ * `{{resourceGroupId}}/providers/Microsoft.Insights/metricAlerts/high-error-rate`), and the
+ * appliance drain service's (`{{hookServiceUrl}}/drain/{vmName}`).
  */
 
 export interface PolicyPlaceholders {
   fabricUrl: string;
   resourceGroupId: string;
+  /** The scenario's appliance drain service (hookService), for the agentless policy's hooks. */
+  hookServiceUrl: string;
 }
 
-const NAMES: ReadonlyArray<keyof PolicyPlaceholders> = ["fabricUrl", "resourceGroupId"];
+const NAMES: ReadonlyArray<keyof PolicyPlaceholders> = [
+  "fabricUrl",
+  "resourceGroupId",
+  "hookServiceUrl",
+];
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
 /** Every string in `value` (nested objects and arrays included). */

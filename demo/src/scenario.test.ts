@@ -18,6 +18,7 @@ describe("scenario files", () => {
       const policy = fillPolicy(s.policy ?? {}, {
         fabricUrl: "http://127.0.0.1:9",
         resourceGroupId: "/subscriptions/s/resourceGroups/rg",
+        hookServiceUrl: "http://127.0.0.1:10",
       });
       expect(PolicySet.safeParse(policy).error).toBeUndefined();
     }

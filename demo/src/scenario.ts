@@ -79,6 +79,21 @@ export const Scenario = z.strictObject({
    * (QUIESCE_CONTROL_PLANE): approve events no relay can, load-balancer drain, alert-rule gates.
    */
   controlPlane: z.boolean().default(false),
+  /**
+   * Events published off the VM (with `controlPlane`): the fabric's Event Grid publisher
+   * delivers to the coordinator's webhook, and its Resource Graph answers the backstop.
+   */
+  controlPlaneEvents: z.boolean().default(false),
+  /**
+   * An appliance drain service on loopback for the `agentless` policy's hooks (`{{hookServiceUrl}}`
+   * in the policy): real seconds its drain and recover take.
+   */
+  hookService: z
+    .strictObject({
+      drainSeconds: z.number().min(0).max(600),
+      recoverSeconds: z.number().min(0).max(600),
+    })
+    .optional(),
   /** Simulated seconds an event stays Started before Azure removes it (at least its duration). */
   minStartedSeconds: z.number().min(0).max(86_400).default(90),
   /** Drain hook duration in real seconds (the demo hooks sleep this long). */

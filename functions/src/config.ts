@@ -12,7 +12,7 @@ import {
   PolicySet,
 } from "@quiesce/protocol/policy";
 import { z } from "zod";
-import { checkControlPlaneEvents, controlPlaneEventSettings } from "./configEvents";
+import { checkControlPlaneEvents, controlPlaneEventSettings, observeOnly } from "./configEvents";
 
 /**
  * The coordinator's app settings. These names are exactly the Function app's settings in
@@ -251,7 +251,12 @@ export const CoordinatorSettings = z
   // status API never promises an approval nobody can make.
   .transform((s) =>
     s.QUIESCE_CONTROL_PLANE ? s : { ...s, QUIESCE_POLICY: withoutControlPlane(s.QUIESCE_POLICY) },
-  );
+  )
+  // The unclaimed cluster shows events no cluster owns; it must never approve one.
+  .transform((s) => ({
+    ...s,
+    QUIESCE_POLICY: observeOnly(s.QUIESCE_POLICY, s.QUIESCE_UNCLAIMED_CLUSTER),
+  }));
 
 function* allPolicies(p: Policies): Iterable<[string, Policy]> {
   yield ["the default policy", p.default];

@@ -98,3 +98,24 @@ export function checkControlPlaneEvents(
     }
   }
 }
+
+/**
+ * The unclaimed cluster's policy (QUIESCE_UNCLAIMED_CLUSTER): its own if the operator wrote one,
+ * but never one that approves. Its events belong to no cluster the operator described, so
+ * nothing is known of what their VMs serve: no auto-approval, no control-plane approval, no
+ * agentless drain or load-balancer change. It shows, counts and alerts; NotBefore does the rest.
+ */
+export function observeOnly(policies: Policies, cluster: string): Policies {
+  if (cluster === "off") return policies;
+  const base = policies.clusters.get(cluster) ?? policies.default;
+  const watched: Policies["default"] = {
+    ...base,
+    autoApprove: [],
+    unmanagedVms: "block",
+    onDrainOverdue: "wait",
+    controlPlaneApproval: { ...base.controlPlaneApproval, mode: "off" },
+    agentless: { ...base.agentless, enabled: false },
+    loadBalancerDrain: { ...base.loadBalancerDrain, enabled: false },
+  };
+  return { ...policies, clusters: new Map([...policies.clusters, [cluster, watched]]) };
+}

@@ -1,3 +1,4 @@
+import { type HookService, startHookService } from "@quiesce/demo";
 import type { FabricSimulator } from "@quiesce/fabric-simulator";
 import {
   FAST_POLICY,
@@ -8,7 +9,6 @@ import {
 } from "@quiesce/testkit/cluster";
 import { waitFor } from "@quiesce/testkit/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type HookServer, startHookServer } from "./support/hookServer";
 
 /**
  * Events Azure publishes off the VM, end to end: the fabric's Event Grid publisher delivering to
@@ -61,10 +61,10 @@ const DRAIN_MS = 1_000;
 
 describe("events published off the VM, and VMs without a relay", () => {
   let e: HookedCluster;
-  let hooks: HookServer;
+  let hooks: HookService;
   const f = () => e.c.fabric;
   beforeAll(async () => {
-    hooks = await startHookServer(DRAIN_MS);
+    hooks = await startHookService(DRAIN_MS);
     e = await startHookedCluster({
       cluster: "e2e",
       topology,

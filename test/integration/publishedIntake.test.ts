@@ -181,4 +181,32 @@ describe("Event Grid webhook", () => {
     const dropped = await post(off, delivery("Scheduled", ["lonely"], { scope: stray }));
     expect(dropped.body).toMatchObject({ applied: 0, unclaimed: 1, clusters: [] });
   });
+
+  it("never approves in the unclaimed cluster, whatever the default policy, and hands an event over once a relay's cluster holds it", async () => {
+    const c = await coordinator({
+      QUIESCE_POLICY: JSON.stringify({
+        default: {
+          autoApprove: [{ name: "all", eventTypes: ["Freeze"] }],
+          controlPlaneApproval: { mode: "fallback", afterSeconds: 0 },
+        },
+        clusters: { web: {} },
+      }),
+    });
+    const other = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/web`;
+    // Delivered before any relay of the group registered: unclaimed, and left alone there.
+    expect((await post(c, delivery("Scheduled", ["web-0"], { scope: other }))).body).toMatchObject({
+      clusters: ["unclaimed"],
+    });
+    await c.handlers.sweep();
+    const held = await eventIn(c, "unclaimed");
+    expect(held.body.phase).not.toBe("Approving");
+    expect(held.body.approval).toMatchObject({ lease: null, approvedAt: null });
+    // The relay reports it into its own cluster; the next delivery moves it there for good.
+    const ev = freezeEvent(["web-0"], { EventId: EVENT_ID });
+    await postReport(c, makeReport("web-0", { cluster: "web", incarnation: 1, events: [ev] }));
+    expect((await post(c, delivery("Started", ["web-0"], { scope: other }))).body).toMatchObject({
+      clusters: ["web"],
+    });
+    expect((await eventIn(c, "unclaimed")).status).toBe(404);
+  });
 });

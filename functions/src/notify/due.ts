@@ -49,7 +49,8 @@ function eventFacts(e: EventRecord): Notification["facts"] {
 
 /** An event Azure started although it was announced and we never approved it: a miss. */
 export function expiredAtNotBefore(e: EventRecord): boolean {
-  if (e.firstSeenStarted || e.approvedAt !== null) return false;
+  // A lease still held: Started before the approver's confirmation came back (phase.ts).
+  if (e.firstSeenStarted || e.approvedAt !== null || e.lease !== null) return false;
   return ["ExpiredAtNotBefore", "Started", "Recovering", "Completed"].includes(e.phase);
 }
 

@@ -4,9 +4,9 @@ import type { Policies } from "@quiesce/protocol/policy";
 import { type ClusterStore, StatusQueries } from "../store";
 import { buildClaimIndex, type ClaimIndex, claimingClusters } from "./claims";
 
-/** The index is rebuilt at most this often, and on a miss at most every MISS_REFRESH_MS. */
+/** The index is rebuilt at most this often, and on a miss (a relay may have just registered) at most every MISS_REFRESH_MS. */
 const MAX_AGE_MS = 5 * 60_000;
-const MISS_REFRESH_MS = 30_000;
+const MISS_REFRESH_MS = 5_000;
 
 /**
  * The claim index (claims.ts) over every cluster's members, kept per instance: one members

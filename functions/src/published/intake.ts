@@ -59,6 +59,12 @@ export function createPublishedIntake(
       let clusters = opts.knownClusters
         ? [...(opts.knownClusters.get(key) ?? [])]
         : await deps.store.findEventClusters(key);
+      const fallback = deps.settings.QUIESCE_UNCLAIMED_CLUSTER;
+      if (clusters.length > 1 && clusters.includes(fallback)) {
+        // Held as unclaimed until a relay reported it into its own cluster: that one owns it now.
+        await deps.store.forgetEvent(fallback, key);
+        clusters = clusters.filter((c) => c !== fallback);
+      }
       if (clusters.length === 0) {
         if (opts.skipUnknownEnded && ENDED_STATUSES.has(obs.event.EventStatus)) {
           summary.skipped++;
@@ -68,7 +74,6 @@ export function createPublishedIntake(
       }
       if (clusters.length === 0) {
         summary.unclaimed++;
-        const fallback = deps.settings.QUIESCE_UNCLAIMED_CLUSTER;
         if (fallback === "off") continue;
         clusters = [fallback];
       }

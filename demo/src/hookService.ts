@@ -2,9 +2,10 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
- * The operator's drain service for VMs without a relay, on loopback: answers
- * `POST /{drain|recover}/{vmName}` with 200 after `delayMs`, and records each call (what the
- * coordinator sent, when it started and finished) for the tests to check the order of things.
+ * An appliance's drain service, on loopback: what an operator puts behind the `agentless` policy's
+ * hook URLs for VMs where no relay can run. Answers `POST /{drain|recover}/{vmName}` with 200
+ * after `delayMs` (per hook), and records each call (what the coordinator sent, when it started
+ * and finished): the demo's agentless groups use it, and the tests check the order of things.
  */
 export interface HookCall {
   hook: string;
@@ -14,7 +15,7 @@ export interface HookCall {
   finishedAt: number | null;
 }
 
-export interface HookServer {
+export interface HookService {
   url: string;
   calls(): HookCall[];
   stop(): Promise<void>;
@@ -26,7 +27,12 @@ const read = async (req: IncomingMessage) => {
   return Buffer.concat(chunks).toString("utf8");
 };
 
-export async function startHookServer(delayMs: number): Promise<HookServer> {
+export async function startHookService(
+  delayMs: number | { drain: number; recover: number },
+  onCall?: (call: HookCall) => void,
+): Promise<HookService> {
+  const wait = (hook: string) =>
+    typeof delayMs === "number" ? delayMs : hook === "recover" ? delayMs.recover : delayMs.drain;
   const calls: HookCall[] = [];
   const server = createServer(async (req, res) => {
     const [, hook = "", vm = ""] = (req.url ?? "").split("/");
@@ -38,6 +44,7 @@ export async function startHookServer(delayMs: number): Promise<HookServer> {
       finishedAt: null,
     };
     calls.push(call);
+    onCall?.(call);
     try {
       call.body = JSON.parse(await read(req));
     } catch {
@@ -46,7 +53,7 @@ export async function startHookServer(delayMs: number): Promise<HookServer> {
     setTimeout(() => {
       call.finishedAt = Date.now();
       res.writeHead(200, { "content-type": "text/plain" }).end(`${hook} of ${call.vm} done\n`);
-    }, delayMs);
+    }, wait(hook));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
