@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { type AgentlessResult, measureAgentless } from "./agentless";
 import { type AttestationResult, measureAttestation } from "./attestation";
 import { type ColdStartResult, measureColdStart } from "./coldStart";
 import { type ControlPlaneResult, measureControlPlane } from "./controlPlane";
@@ -39,6 +40,8 @@ export interface BenchResults {
   controlPlane?: ControlPlaneResult;
   /** (k) what a report costs with attestation: bound, the challenge, the first proof, a re-attestation. */
   attestation?: AttestationResult;
+  /** (m) agentless: Event Grid delivery → ARM approval with 1 s drains. */
+  agentless?: AgentlessResult;
   /** (l) the packaged Function app from a fresh process: load, memory, the first report. */
   coldStart?: ColdStartResult;
   relayIdle: unknown;
@@ -122,6 +125,9 @@ async function main() {
     scale: async () => ({ scale: await measureAndLogScale() }),
     "control-plane": async () => ({ controlPlane: await measureAndLogControlPlane() }),
     attestation: async () => ({ attestation: await measureAndLogAttestation() }),
+    agentless: async () => ({
+      agentless: await measureAgentless(Number(process.env.BENCH_AGENTLESS_ROUNDS ?? 10), log),
+    }),
     "cold-start": async () => ({ coldStart: await measureAndLogColdStart() }),
     // (d)'s heartbeats during events, into the last run's throughput section.
     "during-event": async (last: z.output<typeof LatestResults>) => {

@@ -1,3 +1,4 @@
+import { renderAgentless } from "./agentless";
 import { renderAttestation } from "./attestationRender";
 import { renderColdStart } from "./coldStartRender";
 import { renderControlPlane } from "./controlPlaneRender";
@@ -177,6 +178,7 @@ export function renderMarkdown(r: BenchResults): string {
   }
   if (r.controlPlane) lines.push(...renderControlPlane(r.controlPlane));
   if (r.attestation) lines.push(...renderAttestation(r.attestation));
+  if (r.agentless) lines.push(...renderAgentless(r.agentless));
   if (r.coldStart) lines.push(...renderColdStart(r.coldStart));
   if (r.cost)
     lines.push("## (g) Cost per VM-month, from measured reports", "", ...renderCost(r.cost), "");

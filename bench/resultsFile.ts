@@ -23,6 +23,7 @@ export const LatestResults = z.object({
   scale: section<NonNullable<BenchResults["scale"]>>().optional(),
   controlPlane: section<NonNullable<BenchResults["controlPlane"]>>().optional(),
   attestation: section<NonNullable<BenchResults["attestation"]>>().optional(),
+  agentless: section<NonNullable<BenchResults["agentless"]>>().optional(),
   coldStart: section<NonNullable<BenchResults["coldStart"]>>().optional(),
   relayIdle: z.unknown(),
   statusScale: section<NonNullable<BenchResults["statusScale"]>>().nullable(),

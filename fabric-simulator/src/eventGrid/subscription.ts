@@ -176,6 +176,7 @@ export class EventGridSubscription {
 
   private async attempt(o: Outgoing): Promise<void> {
     o.record.attempts++;
+    o.record.firstSentAtMs ??= Date.now();
     const answer = await this.poster.post(
       o.body,
       deliveryHeaders(this.name, "Notification", o.record.answers.length),
@@ -186,6 +187,7 @@ export class EventGridSubscription {
       return;
     }
     o.record.answers.push("error" in answer ? answer.error : answer.status);
+    o.record.answeredAtMs = Date.now();
     const v = verdict(answer);
     if (v !== "retry") this.finish(o, v);
     else if (o.record.answers.length >= this.o.maxDeliveryAttempts) this.finish(o, "expired");

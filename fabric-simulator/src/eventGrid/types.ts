@@ -50,6 +50,9 @@ export interface DeliveryRecord {
   attempts: number;
   /** Each attempt's HTTP status, or the error that stood for one. */
   readonly answers: Array<number | string>;
+  /** Real ms of the first POST and of the last answer (benchmarks time deliveries with them). */
+  firstSentAtMs?: number;
+  answeredAtMs?: number;
 }
 
 export interface SubscriptionView {
