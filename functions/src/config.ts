@@ -12,7 +12,7 @@ import {
   PolicySet,
 } from "@quiesce/protocol/policy";
 import { z } from "zod";
-import { checkControlPlaneEvents, controlPlaneEventSettings, observeOnly } from "./configEvents";
+import * as events from "./configEvents";
 
 /**
  * The coordinator's app settings. These names are exactly the Function app's settings in
@@ -163,7 +163,7 @@ const common = {
   QUIESCE_ATTESTATION_MAX_AGE_SECONDS: z.coerce.number().int().min(30).max(21_600).default(600),
   /** Log every report at debug level. */
   QUIESCE_DEBUG: BooleanText.default(false),
-  ...controlPlaneEventSettings,
+  ...events.controlPlaneEventSettings,
 };
 
 const required = (mode: string) => `required when QUIESCE_AUTH_MODE=${mode}`;
@@ -221,7 +221,7 @@ export const CoordinatorSettings = z
       });
     // Refinements run even when a field failed to parse: only a parsed policy is looked at.
     if (!s.QUIESCE_CONTROL_PLANE && s.QUIESCE_POLICY?.clusters instanceof Map)
-      for (const [name, p] of allPolicies(s.QUIESCE_POLICY)) {
+      for (const [name, p] of events.allPolicies(s.QUIESCE_POLICY)) {
         const needs = [
           ...(p.loadBalancerDrain.enabled ? ["loadBalancerDrain"] : []),
           ...p.gates.filter((g) => g.kind === "alertRule").map((g) => `gate ${g.name}`),
@@ -234,9 +234,9 @@ export const CoordinatorSettings = z
           });
       }
     if (s.QUIESCE_POLICY?.clusters instanceof Map)
-      checkControlPlaneEvents(s, ctx, allPolicies(s.QUIESCE_POLICY));
+      events.checkControlPlaneEvents(s, ctx, events.allPolicies(s.QUIESCE_POLICY));
     if (!s.QUIESCE_CONTROL_PLANE && s.QUIESCE_POLICY?.clusters instanceof Map) {
-      const requiring = [...allPolicies(s.QUIESCE_POLICY)]
+      const requiring = [...events.allPolicies(s.QUIESCE_POLICY)]
         .filter(([, p]) => (p.attestation ?? s.QUIESCE_ATTESTATION) === "require")
         .map(([name]) => name);
       if (requiring.length > 0)
@@ -255,13 +255,8 @@ export const CoordinatorSettings = z
   // The unclaimed cluster shows events no cluster owns; it must never approve one.
   .transform((s) => ({
     ...s,
-    QUIESCE_POLICY: observeOnly(s.QUIESCE_POLICY, s.QUIESCE_UNCLAIMED_CLUSTER),
+    QUIESCE_POLICY: events.observeOnly(s.QUIESCE_POLICY, s.QUIESCE_UNCLAIMED_CLUSTER),
   }));
-
-function* allPolicies(p: Policies): Iterable<[string, Policy]> {
-  yield ["the default policy", p.default];
-  for (const [cluster, policy] of p.clusters) yield [`cluster ${cluster}'s policy`, policy];
-}
 
 function withoutControlPlane(p: Policies): Policies {
   const off = (x: Policy): Policy => ({

@@ -119,3 +119,9 @@ export function observeOnly(policies: Policies, cluster: string): Policies {
   };
   return { ...policies, clusters: new Map([...policies.clusters, [cluster, watched]]) };
 }
+
+/** Every policy in force, named as an operator would read it in an error. */
+export function* allPolicies(p: Policies): Iterable<[string, Policies["default"]]> {
+  yield ["the default policy", p.default];
+  for (const [cluster, policy] of p.clusters) yield [`cluster ${cluster}'s policy`, policy];
+}
