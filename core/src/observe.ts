@@ -57,6 +57,18 @@ export function nextMember(
   return { ...candidate, lastSeenAt: now };
 }
 
+/** What a new event record holds of approval: nothing yet (also published.ts's records). */
+export const UNDECIDED = {
+  endedAt: null,
+  lease: null,
+  failedApprovers: [] as string[],
+  approvedAt: null,
+  approvedBy: null,
+  approvalRule: null,
+  hold: null,
+  force: null,
+} as const satisfies Partial<EventRecord>;
+
 /** A new event record, or the stored one updated from this relay's view of it. */
 export function observeEvent(
   stored: EventRecord | undefined,
@@ -95,14 +107,8 @@ export function observeEvent(
       firstSeenStarted: started,
       startedAt: started ? now : null,
       leftAt: null,
-      endedAt: null,
-      lease: null,
-      failedApprovers: [],
-      approvedAt: null,
-      approvedBy: null,
-      approvalRule: null,
-      hold: null,
-      force: null,
+      ...UNDECIDED,
+      failedApprovers: [], // a fresh array per record: records are never shared
     };
   }
   if (stored.leftAt !== null) return stored; // a late document from a slower VM does not revive it

@@ -4,6 +4,7 @@ import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { Policy } from "@quiesce/protocol/policy";
 import { evaluateAll } from "./evaluate";
 import type { EvaluationInputs } from "./gates";
+import { UNDECIDED } from "./observe";
 import { PUBLISHED_RANK, type PublishedView } from "./publishedView";
 import { type ClusterState, type EventRecord, memberKey, type Transition } from "./state";
 import type { Decision } from "./types";
@@ -116,14 +117,8 @@ function createPublished(
     firstSeenStarted: started,
     startedAt: started ? now : null,
     leftAt: ended ? now : null,
-    endedAt: null,
-    lease: null,
+    ...UNDECIDED,
     failedApprovers: [],
-    approvedAt: null,
-    approvedBy: null,
-    approvalRule: null,
-    hold: null,
-    force: null,
     published: view(obs, now),
   };
 }

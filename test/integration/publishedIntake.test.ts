@@ -1,6 +1,7 @@
 import { useAzurite } from "@quiesce/testkit/azurite";
 import {
   call,
+  context,
   freezeEvent,
   makeReport,
   postReport,
@@ -208,5 +209,12 @@ describe("Event Grid webhook", () => {
       clusters: ["web"],
     });
     expect((await eventIn(c, "unclaimed")).status).toBe(404);
+  });
+
+  it("takes one event per invocation through the Functions Event Grid trigger, and logs rather than throws what can never parse", async () => {
+    const c = await coordinator();
+    await c.handlers.eventGridTrigger(delivery("Scheduled", ["app-0"])[0], context());
+    expect((await eventIn(c, "appliances")).body).toMatchObject({ firstSeenBy: "Event Grid" });
+    await expect(c.handlers.eventGridTrigger({ nope: 1 }, context())).resolves.toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { Topology, VmRecord } from "../topology";
+import type { VmRecord } from "../topology";
 
 /**
  * The ARM resource ids the simulator serves, built in one place so a VM's NIC, its ipconfig and
@@ -6,7 +6,7 @@ import type { Topology, VmRecord } from "../topology";
  * every lookup here (`sameId`).
  */
 
-import { type ArmScope, provider, resourceGroupId, subscriptionId } from "../armIds";
+import { type ArmScope, provider, subscriptionId } from "../armIds";
 
 export {
   type ArmScope,

@@ -1,8 +1,8 @@
 import type { AdminState } from "@quiesce/core";
 import type { Result } from "@quiesce/protocol";
 import type { VmIdentity } from "@quiesce/protocol/imds";
-import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { Gate } from "@quiesce/protocol/policy";
+import type { ScheduledEventsQuery } from "../arm/resourceGraph";
 
 /**
  * What the control plane needs from Azure, as the executor sees it: one port per operation,
@@ -28,21 +28,7 @@ export interface BackendAddress {
 }
 
 /** One read of Resource Graph's scheduled events (the backstop for Event Grid deliveries). */
-export interface ScheduledEventsScan {
-  observations: ControlPlaneObservation[];
-  /** Rows of other types or shapes. */
-  ignored: number;
-  /** Scheduled-event rows whose properties did not parse: the first problem of each. */
-  problems: string[];
-  /** Queries answered (each page is one query of the identity's Resource Graph quota). */
-  pages: number;
-  /** Rows were left unread (page bound, quota spent): the next read gets them. */
-  truncated: boolean;
-  /** Queries left in the current quota window; null when Resource Graph's answer did not say. */
-  quotaRemaining: number | null;
-  /** Until the quota window resets, in ms; null when not known. */
-  quotaResetsAfterMs: number | null;
-}
+export type ScheduledEventsScan = ScheduledEventsQuery;
 
 export interface ControlPlanePorts {
   /** Acknowledge an event on the right scope for this VM; answers the scope it used. */
