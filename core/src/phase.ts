@@ -32,11 +32,11 @@ export function nextPhase(
         (e.phase === "Recovering" &&
           (e.startedAt !== null || (e.notBefore !== null && e.leftAt >= e.notBefore))));
     const lbOwed = restoresOwed(state, e);
-    // The coordinator's own recover hooks (VMs without a relay) are owed even when it was not.
-    const ownOwed = recoversOwed(state, e, now, policy).filter((vm) =>
-      isAgentless(state, memberKey(vm), policy),
-    );
     if (!wasStarted) {
+      // The coordinator's own recover hooks (VMs without a relay) are owed even so.
+      const ownOwed = recoversOwed(state, e, now, policy).filter((vm) =>
+        isAgentless(state, memberKey(vm), policy),
+      );
       // Taken out of a load balancer before it left (cancelled, or started and over while the
       // coordinator did not hear): not ended until its VMs are back, or the sweep, which visits
       // only clusters with events not ended, would never put them back.

@@ -134,11 +134,13 @@ function mergePublished(
   let e = stored;
   const note = (reason: string) =>
     transitions.push({ eventKey: e.key, at: now, from: e.phase, to: e.phase, reason });
+  // The published view moves only forward; within one status, a later delivery may still bring
+  // a newer NotBefore.
+  const ahead = !e.published || PUBLISHED_RANK[ev.EventStatus] > PUBLISHED_RANK[e.published.status];
   const newer =
-    !e.published ||
-    PUBLISHED_RANK[ev.EventStatus] > PUBLISHED_RANK[e.published.status] ||
+    ahead ||
     (obs.observedAt !== null &&
-      e.published.observedAt !== null &&
+      e.published?.observedAt != null &&
       obs.observedAt > e.published.observedAt &&
       PUBLISHED_RANK[ev.EventStatus] === PUBLISHED_RANK[e.published.status]);
 
@@ -180,11 +182,7 @@ function mergePublished(
   if (e.description === null && ev.Description) e = { ...e, description: ev.Description };
 
   const terminal = ev.EventStatus === "Completed" || ev.EventStatus === "Canceled";
-  if (
-    newer &&
-    (!e.published || PUBLISHED_RANK[ev.EventStatus] > PUBLISHED_RANK[e.published.status])
-  )
-    e = { ...e, published: view(obs, now) };
+  if (ahead) e = { ...e, published: view(obs, now) };
   if (terminal && e.leftAt === null && e.published?.status === ev.EventStatus) {
     e = { ...e, leftAt: now };
     note(`Azure reports it ${ev.EventStatus} through ${by}: it is over for every VM it names`);

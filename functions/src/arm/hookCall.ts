@@ -1,7 +1,7 @@
 import type { AgentlessHook } from "@quiesce/protocol/policy";
 import type { HttpDispatcher } from "../net/undici";
 import { send } from "./send";
-import type { ArmCredential } from "./token";
+import { type ArmCredential, bearerHeader } from "./token";
 
 /**
  * The coordinator calling a relay's HTTP hook for a VM without a relay (policy `agentless`):
@@ -30,16 +30,9 @@ export async function callHook(
   const shown = `POST ${url.origin}${url.pathname}`;
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (hook.bearerScope) {
-    try {
-      const token = (await deps.credential?.getToken(hook.bearerScope))?.token;
-      if (!token) return { result: "failed", detail: `no token for ${hook.bearerScope}` };
-      headers.authorization = `Bearer ${token}`;
-    } catch (e) {
-      return {
-        result: "failed",
-        detail: `no token for ${hook.bearerScope}: ${(e as Error).message}`,
-      };
-    }
+    const bearer = await bearerHeader(deps.credential, hook.bearerScope);
+    if (!bearer.ok) return { result: "failed", detail: bearer.error };
+    Object.assign(headers, bearer.value);
   }
   const timeoutMs = hook.timeoutSeconds * 1000;
   const sent = await send(

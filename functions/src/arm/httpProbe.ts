@@ -1,6 +1,6 @@
 import type { HttpDispatcher } from "../net/undici";
 import { send } from "./send";
-import type { ArmCredential } from "./token";
+import { type ArmCredential, bearerHeader } from "./token";
 
 /**
  * One GET against a health endpoint the operator named (a service behind the VMs, a status page
@@ -33,14 +33,9 @@ export async function probeHttp(
   const shown = `GET ${url.origin}${url.pathname}`;
   const headers: Record<string, string> = {};
   if (probe.bearerScope) {
-    let token: string | undefined;
-    try {
-      token = (await deps.credential?.getToken(probe.bearerScope))?.token;
-    } catch (e) {
-      return { pass: false, detail: `no token for ${probe.bearerScope}: ${(e as Error).message}` };
-    }
-    if (!token) return { pass: false, detail: `no token for ${probe.bearerScope}` };
-    headers.authorization = `Bearer ${token}`;
+    const bearer = await bearerHeader(deps.credential, probe.bearerScope);
+    if (!bearer.ok) return { pass: false, detail: bearer.error };
+    Object.assign(headers, bearer.value);
   }
   const sent = await send(
     deps.dispatcher,

@@ -42,3 +42,21 @@ export function tokenSource(credential: ArmCredential, scope: string, clock: Clo
     return held?.token;
   };
 }
+
+/**
+ * The Authorization header for a call the operator protected with Entra (an HTTP gate, an
+ * agentless hook): a token of the app's identity for `scope`, or why there is none, in words.
+ */
+export async function bearerHeader(
+  credential: ArmCredential | undefined,
+  scope: string,
+): Promise<{ ok: true; value: Record<string, string> } | { ok: false; error: string }> {
+  try {
+    const token = (await credential?.getToken(scope))?.token;
+    return token
+      ? { ok: true, value: { authorization: `Bearer ${token}` } }
+      : { ok: false, error: `no token for ${scope}` };
+  } catch (e) {
+    return { ok: false, error: `no token for ${scope}: ${(e as Error).message}` };
+  }
+}

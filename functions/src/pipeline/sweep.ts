@@ -87,7 +87,7 @@ export function createSweep(
       for (const cluster of clusters) {
         const loaded = await deps.store.loadCluster(cluster);
         const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
-        const inputs = await sweepGateInputs(deps, loaded.state, policy);
+        const inputs = await gateInputs(deps, loaded.state, policy);
         const d = tick(loaded.state, deps.clock.now(), policy, { eventRetentionMs, inputs });
         ticked.set(cluster, loaded.state);
         if (d.state === loaded.state && d.forget.length === 0 && d.transitions.length === 0) {
@@ -147,8 +147,11 @@ export function createSweep(
   };
 }
 
-/** Gates are evaluated only while an event of the cluster may still need an approval. */
-async function sweepGateInputs(
+/**
+ * Gates are evaluated only while an event of the cluster may still need an approval: the rule of
+ * every round without a relay to elect (the sweep, an Event Grid delivery: published/intake.ts).
+ */
+export async function gateInputs(
   deps: PipelineDeps,
   state: ClusterState,
   policy: Policy,

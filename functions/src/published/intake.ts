@@ -1,10 +1,11 @@
-import { applyPublished, type ClusterState, type Decision, isEnded } from "@quiesce/core";
+import { applyPublished, type ClusterState, type Decision } from "@quiesce/core";
 import { eventKey } from "@quiesce/protocol/imds";
 import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import { policyFor } from "@quiesce/protocol/policy";
 import { decisionEffects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import type { PipelineDeps } from "../pipeline/deps";
+import { gateInputs } from "../pipeline/sweep";
 import { commitDecision, counted, withConflictRetry } from "../store";
 import type { ClaimIndexCache } from "./claimIndexCache";
 
@@ -102,13 +103,7 @@ async function applyTo(
     withConflictRetry(async (): Promise<{ before: ClusterState; decision: Decision } | null> => {
       const loaded = await deps.store.loadCluster(cluster, [key]);
       const now = deps.clock.now();
-      const waiting = Object.values(loaded.state.events).some(
-        (e) => !isEnded(e) && e.approvedAt === null,
-      );
-      const inputs =
-        policy.gates.length > 0 && waiting
-          ? { gates: await deps.controlPlane.gates.evaluate(loaded.state, policy) }
-          : {};
+      const inputs = await gateInputs(deps, loaded.state, policy);
       const decision = applyPublished(loaded.state, obs, now, policy, inputs);
       if (decision.state === loaded.state) return null;
       await commitDecision(deps.store, loaded, decision);
