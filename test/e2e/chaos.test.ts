@@ -252,7 +252,8 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
       async () => {
         const c = await x.status().cluster(x.cluster);
         const d = await x.status().event(ev.eventId, x.cluster);
-        return c.activeEvents.length === 0 && d.phase === "Completed" ? d : undefined;
+        const recorded = d.timeline.some((t) => t.to === "Completed");
+        return c.activeEvents.length === 0 && d.phase === "Completed" && recorded ? d : undefined;
       },
       30_000,
       50,

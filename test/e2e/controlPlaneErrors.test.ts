@@ -55,7 +55,10 @@ describe("control-plane approval: ARM's answers", () => {
       `the control plane to give up on ${id}`,
       async () => {
         const d = await e.c.status.event(id, e.c.cluster);
-        return d.approval.controlPlane?.gaveUp ? d : null;
+        // History is appended after the event row it records is committed (decisionWriter.ts):
+        // wait for both, or a read between the two writes sees gaveUp without its history row.
+        const recorded = d.timeline.some((t) => t.reason.includes("no more attempts"));
+        return d.approval.controlPlane?.gaveUp && recorded ? d : null;
       },
       30_000,
     );

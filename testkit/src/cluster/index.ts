@@ -135,7 +135,11 @@ export function groupVms(fabric: FabricSimulator, eventId: string): readonly str
 
 export type EventDetail = Awaited<ReturnType<LocalCluster["status"]["event"]>>;
 
-/** Waits until the coordinator shows the event in one of `phases`; returns its detail. */
+/**
+ * Waits until the coordinator shows the event in one of `phases`, with the history row of its
+ * move there (history is appended just after the event row it records: a read between the two
+ * writes would see the phase without it); returns its detail.
+ */
 export function waitForPhase(
   c: LocalCluster,
   eventId: string,
@@ -147,7 +151,8 @@ export function waitForPhase(
     `${eventId} in ${phases.join("/")}`,
     async () => {
       const d = await c.status.event(eventId, c.cluster).catch(() => null);
-      return d && phases.includes(d.phase) ? d : null;
+      const recorded = d?.timeline.some((t) => t.kind !== "operator" && t.to === d.phase);
+      return d && phases.includes(d.phase) && recorded ? d : null;
     },
     timeoutMs,
     everyMs,
