@@ -211,6 +211,36 @@ describe("Event Grid webhook", () => {
     expect((await eventIn(c, "unclaimed")).status).toBe(404);
   });
 
+  it("reads the delivered event's rows and the cluster's event rows, never every member: a delivery to a cluster of 40 relays busy with another event", async () => {
+    const WEB = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/web`;
+    const c = await coordinator({
+      QUIESCE_POLICY: JSON.stringify({ clusters: { web: { azureResources: [WEB] } } }),
+    });
+    const vms = Array.from({ length: 40 }, (_, i) => `web-${i}`);
+    const busy = freezeEvent(vms.slice(2), { EventId: "0b0a6c4e-7d1e-4d4f-9a53-2b8f1d0c9e11" });
+    for (const vm of vms)
+      await postReport(c, makeReport(vm, { incarnation: 1, events: vm < "web-2" ? [] : [busy] }));
+    expect(
+      (await post(c, delivery("Scheduled", ["web-0", "web-1"], { scope: WEB }))).body,
+    ).toMatchObject({
+      applied: 1,
+      clusters: ["web"],
+    });
+    await c.deps.controlPlane.settle();
+    const before = c.deps.store.stats();
+    const started = await post(c, delivery("Started", ["web-0", "web-1"], { scope: WEB }));
+    expect(started.body).toMatchObject({ applied: 1, clusters: ["web"] });
+    await c.deps.controlPlane.settle(); // the follow-up reads the same rows again
+    const after = c.deps.store.stats();
+    // Per read of the event (the decision, then the follow-up): the budget row and the two named
+    // members (point reads), the clusters holding the event, the events partition and the event's
+    // readiness (queries). The whole cluster is 40 members and the other event's 38 rows more.
+    expect({ reads: after.reads - before.reads, queries: after.queries - before.queries }).toEqual({
+      reads: 6,
+      queries: 5,
+    });
+  });
+
   it("takes one event per invocation through the Functions Event Grid trigger, and logs rather than throws what can never parse", async () => {
     const c = await coordinator();
     await c.handlers.eventGridTrigger(delivery("Scheduled", ["app-0"])[0], context());

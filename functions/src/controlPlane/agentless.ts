@@ -18,6 +18,7 @@ import { mutate } from "./mutate";
  * (so the control plane can take the lease at once). Runs go in parallel and are not awaited by
  * the caller: a hook may take minutes, and the sweep must not wait for it. `onRecorded` hears of
  * each outcome (the coordinator's follow-up acknowledges at once rather than at the next sweep).
+ * `only` limits the runs to those events (a follow-up reads only their rows).
  */
 export type HookCaller = (
   hook: AgentlessHook,
@@ -30,14 +31,17 @@ export function startDueAgentlessHooks(
   call: HookCaller,
   state: ClusterState,
   policy: Policy,
-  onRecorded: (cluster: string) => void,
+  only: ReadonlySet<string> | undefined,
+  onRecorded: (cluster: string, eventKey: string) => void,
 ): Promise<number>[] {
-  return dueAgentlessHooks(state, deps.clock.now(), policy).map((run) =>
-    runOne(deps, call, state.cluster, run, policy).then((ran) => {
-      if (ran) onRecorded(state.cluster);
-      return ran ? 1 : 0;
-    }),
-  );
+  return dueAgentlessHooks(state, deps.clock.now(), policy)
+    .filter((run) => !only || only.has(run.eventKey))
+    .map((run) =>
+      runOne(deps, call, state.cluster, run, policy).then((ran) => {
+        if (ran) onRecorded(state.cluster, run.eventKey);
+        return ran ? 1 : 0;
+      }),
+    );
 }
 
 async function runOne(

@@ -52,18 +52,21 @@ export class ControlPlane {
   }
 
   /**
-   * After a cluster's state moved outside the sweep (an Event Grid delivery, a hook's outcome):
-   * the acknowledges and hook runs now due, at once rather than at the next sweep. Load-balancer
-   * steps stay with the sweep, whose timer runs on one instance at a time (loadBalancer.ts).
+   * After some events' state moved outside the sweep (an Event Grid delivery, a hook's outcome):
+   * the acknowledges and hook runs now due for them, at once rather than at the next sweep. Reads
+   * those events' rows, not the whole cluster (each acknowledge and claim reads it afresh when it
+   * is due). Load-balancer steps stay with the sweep, whose timer runs on one instance at a time
+   * (loadBalancer.ts).
    */
-  followUp(cluster: string, policy: Policy): void {
+  followUp(cluster: string, policy: Policy, eventKeys: readonly string[]): void {
     const ports = this.ports;
     if (!ports) return;
     this.track(
       (async () => {
-        const { state } = await this.deps.store.loadCluster(cluster);
+        const { state } = await this.deps.store.loadEvents(cluster, eventKeys);
+        const keys = new Set(eventKeys);
         await runDueAcknowledges(this.deps, ports, state, policy);
-        this.startAgentless(state, policy);
+        this.startAgentless(state, policy, keys);
       })(),
     );
   }
@@ -80,10 +83,11 @@ export class ControlPlane {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  private startAgentless(state: ClusterState, policy: Policy): void {
+  /** `only`: the events whose rows were read (a follow-up's); the sweep's load holds every one. */
+  private startAgentless(state: ClusterState, policy: Policy, only?: ReadonlySet<string>): void {
     if (!this.ports) return;
-    const runs = startDueAgentlessHooks(this.deps, this.hooks, state, policy, (c) =>
-      this.followUp(c, policy),
+    const runs = startDueAgentlessHooks(this.deps, this.hooks, state, policy, only, (c, key) =>
+      this.followUp(c, policy, [key]),
     );
     for (const r of runs) this.track(r);
   }

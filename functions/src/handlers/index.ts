@@ -40,8 +40,8 @@ export interface Handlers {
 
 export function createHandlers(deps: HandlerDeps): Handlers {
   const claims = new ClaimIndexCache(deps.store, deps.settings.QUIESCE_POLICY, deps.clock);
-  const intake = createPublishedIntake(deps, claims, (cluster) =>
-    deps.controlPlane.followUp(cluster, policyFor(deps.settings.QUIESCE_POLICY, cluster)),
+  const intake = createPublishedIntake(deps, claims, (cluster, keys) =>
+    deps.controlPlane.followUp(cluster, policyFor(deps.settings.QUIESCE_POLICY, cluster), keys),
   );
   return {
     report: withStoreErrors("report", reportHandler(deps)),

@@ -1,7 +1,7 @@
 import { applyPublished, type ClusterState, type Decision } from "@quiesce/core";
 import { eventKey } from "@quiesce/protocol/imds";
 import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
-import { policyFor } from "@quiesce/protocol/policy";
+import { type Policy, policyFor } from "@quiesce/protocol/policy";
 import { decisionEffects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import type { PipelineDeps } from "../pipeline/deps";
@@ -38,10 +38,12 @@ export interface IntakeOptions {
 
 const ENDED_STATUSES = new Set(["Completed", "Canceled"]);
 
+const countsEveryMember = (policy: Policy) => policy.gates.some((g) => g.kind === "liveRelays");
+
 export function createPublishedIntake(
   deps: PipelineDeps,
   claims: ClaimIndexCache,
-  followUp: (cluster: string) => void,
+  followUp: (cluster: string, eventKeys: readonly string[]) => void,
 ) {
   return async (
     observations: readonly ControlPlaneObservation[],
@@ -54,7 +56,7 @@ export function createPublishedIntake(
       skipped: 0,
       clusters: [],
     };
-    const touched = new Set<string>();
+    const touched = new Map<string, Set<string>>();
     for (const obs of observations) {
       const key = eventKey(obs.event.EventId);
       let clusters = opts.knownClusters
@@ -82,12 +84,12 @@ export function createPublishedIntake(
         const changed = await applyTo(deps, cluster, obs);
         if (changed) {
           summary.applied++;
-          touched.add(cluster);
+          touched.set(cluster, (touched.get(cluster) ?? new Set()).add(key));
         } else summary.unchanged++;
       }
     }
-    summary.clusters = [...touched].sort();
-    for (const cluster of summary.clusters) followUp(cluster);
+    summary.clusters = [...touched.keys()].sort();
+    for (const [cluster, keys] of touched) followUp(cluster, [...keys]);
     return summary;
   };
 }
@@ -101,7 +103,12 @@ async function applyTo(
   const key = eventKey(obs.event.EventId);
   const { value } = await counted(() =>
     withConflictRetry(async (): Promise<{ before: ClusterState; decision: Decision } | null> => {
-      const loaded = await deps.store.loadCluster(cluster, [key]);
+      // The event's own rows and every event row (the budget), as a report reads them: not the
+      // whole cluster, which at 10,000 VMs is every member row for each delivery. A live-relays
+      // gate counts every member, so with one the whole cluster is read, as the sweep does.
+      const loaded = countsEveryMember(policy)
+        ? await deps.store.loadCluster(cluster, [key])
+        : await deps.store.loadEvents(cluster, [key], obs.event.Resources);
       const now = deps.clock.now();
       const inputs = await gateInputs(deps, loaded.state, policy);
       const decision = applyPublished(loaded.state, obs, now, policy, inputs);

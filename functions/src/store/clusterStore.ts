@@ -89,6 +89,10 @@ export class ClusterStore {
     return this.reader.loadCluster(cluster, alsoEvents);
   }
 
+  loadEvents(cluster: string, keys: Iterable<string>, vms: Iterable<string> = []): Promise<Loaded> {
+    return this.reader.loadEvents(cluster, keys, vms);
+  }
+
   commit(
     loaded: Loaded,
     decision: Decision,

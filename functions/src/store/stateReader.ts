@@ -109,6 +109,23 @@ export class StateReader {
     return loaded;
   }
 
+  /**
+   * Some events of the cluster with what deciding them reads (their readiness rows, the members
+   * they and `vms` name), beside every event row of the cluster (the budget of events in flight):
+   * for an Event Grid delivery or a control-plane follow-up, which concern one event or a few.
+   */
+  async loadEvents(
+    cluster: string,
+    keys: Iterable<string>,
+    vms: Iterable<string>,
+  ): Promise<Loaded> {
+    const loaded = emptyLoaded(cluster);
+    const events = new Set(keys);
+    const names = new Set([...vms].map(memberKey));
+    await this.loadActive(loaded, events, names, { readinessOnlyFor: events });
+    return loaded;
+  }
+
   private async loadActive(
     loaded: Loaded,
     keys: Set<string>,
