@@ -69,6 +69,21 @@ export const UNDECIDED = {
   force: null,
 } as const satisfies Partial<EventRecord>;
 
+/** What a new event record takes from the event as Azure describes it, whoever reported it. */
+export const eventHead = (
+  ev: Pick<
+    ScheduledEvent,
+    "EventId" | "EventType" | "EventSource" | "DurationInSeconds" | "Description"
+  >,
+) => ({
+  key: eventKey(ev.EventId),
+  eventId: ev.EventId,
+  eventType: ev.EventType,
+  eventSource: ev.EventSource ?? null,
+  durationInSeconds: ev.DurationInSeconds ?? null,
+  description: ev.Description ?? null,
+});
+
 /** A new event record, or the stored one updated from this relay's view of it. */
 export function observeEvent(
   stored: EventRecord | undefined,
@@ -90,12 +105,7 @@ export function observeEvent(
       vm: vmName,
     });
     return {
-      key,
-      eventId: ev.EventId,
-      eventType: ev.EventType,
-      eventSource: ev.EventSource ?? null,
-      durationInSeconds: ev.DurationInSeconds ?? null,
-      description: ev.Description ?? null,
+      ...eventHead(ev),
       // The first reporter's own view, as any later one's (it may not name the reporter).
       ...applyResourceView(guardOf({ resources: [] }), vmName, incarnation, ev.Resources).guard,
       status: ev.EventStatus,

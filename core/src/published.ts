@@ -4,7 +4,7 @@ import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { Policy } from "@quiesce/protocol/policy";
 import { evaluateAll } from "./evaluate";
 import type { EvaluationInputs } from "./gates";
-import { UNDECIDED } from "./observe";
+import { eventHead, UNDECIDED } from "./observe";
 import { PUBLISHED_RANK, type PublishedView } from "./publishedView";
 import { type ClusterState, type EventRecord, memberKey, type Transition } from "./state";
 import type { Decision } from "./types";
@@ -96,12 +96,7 @@ function createPublished(
     reason: `${ev.EventType} ${ev.EventStatus} published by Azure through ${by} for ${resources.join(", ") || "no VM"} (${obs.scope.id}); no relay had reported it`,
   });
   return {
-    key,
-    eventId: ev.EventId,
-    eventType: ev.EventType,
-    eventSource: ev.EventSource ?? null,
-    durationInSeconds: ev.DurationInSeconds ?? null,
-    description: ev.Description ?? null,
+    ...eventHead(ev),
     // No relay view yet: the first relay's document (its incarnation) takes over the guard.
     resources,
     resourcesIncarnation: null,

@@ -232,9 +232,10 @@ describe("Event Grid webhook", () => {
     expect(started.body).toMatchObject({ applied: 1, clusters: ["web"] });
     await c.deps.controlPlane.settle(); // the follow-up reads the same rows again
     const after = c.deps.store.stats();
-    // Per read of the event (the decision, then the follow-up): the budget row and the two named
-    // members (point reads), the clusters holding the event, the events partition and the event's
-    // readiness (queries). The whole cluster is 40 members and the other event's 38 rows more.
+    // The clusters holding the event (a query), then two reads of it (the decision, then the
+    // follow-up), each: the budget row and the two named members (point reads), the events
+    // partition and the event's readiness (queries). Every member would be 40 rows more, and the
+    // other event's 38 readiness rows.
     expect({ reads: after.reads - before.reads, queries: after.queries - before.queries }).toEqual({
       reads: 6,
       queries: 5,

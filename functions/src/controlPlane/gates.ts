@@ -10,6 +10,13 @@ import { type ControlPlanePorts, describeProblem, type HttpProbe } from "./ports
 const FAILING_CACHE_MS = 5_000;
 
 /**
+ * Whether evaluating the policy's gates needs every member of the cluster (a live-relays gate
+ * counts them): a load of one event's rows (a report's, a delivery's) must read the whole cluster.
+ */
+export const countsEveryMember = (policy: Policy): boolean =>
+  policy.gates.some((g) => g.kind === "liveRelays");
+
+/**
  * Evaluates a cluster's safety gates for the core (core/src/gates.ts): HTTP probes and alert
  * rules over the network, live relays over `state`, which must hold every member of the cluster
  * and the readiness rows of its active events (a sweep's load). Never throws: a gate that cannot

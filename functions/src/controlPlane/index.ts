@@ -9,7 +9,7 @@ import type { ArmOutcome, ControlPlanePorts, HttpProbe, ScheduledEventsScan } fr
 
 export type { HookCaller } from "./agentless";
 export type { ControlPlaneDeps } from "./deps";
-export { GateEvaluator } from "./gates";
+export { countsEveryMember, GateEvaluator } from "./gates";
 export * from "./ports";
 
 export type ControlPlaneSummary = AcknowledgeSummary & LoadBalancerSummary;

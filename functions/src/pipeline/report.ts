@@ -13,6 +13,7 @@ import {
 import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { AnswerAttestation, RelayReport } from "@quiesce/protocol/relay";
+import { countsEveryMember } from "../controlPlane";
 import { decisionEffects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import {
@@ -246,7 +247,7 @@ async function gateInputs(
   policy: Policy,
 ): Promise<EvaluationInputs> {
   if (policy.gates.length === 0) return {};
-  const whole = policy.gates.some((g) => g.kind === "liveRelays")
+  const whole = countsEveryMember(policy)
     ? (await deps.store.loadCluster(loaded.state.cluster)).state
     : loaded.state;
   return { gates: await deps.controlPlane.gates.evaluate(whole, policy) };

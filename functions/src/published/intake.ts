@@ -1,7 +1,8 @@
 import { applyPublished, type ClusterState, type Decision } from "@quiesce/core";
 import { eventKey } from "@quiesce/protocol/imds";
 import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
-import { type Policy, policyFor } from "@quiesce/protocol/policy";
+import { policyFor } from "@quiesce/protocol/policy";
+import { countsEveryMember } from "../controlPlane";
 import { decisionEffects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import type { PipelineDeps } from "../pipeline/deps";
@@ -37,8 +38,6 @@ export interface IntakeOptions {
 }
 
 const ENDED_STATUSES = new Set(["Completed", "Canceled"]);
-
-const countsEveryMember = (policy: Policy) => policy.gates.some((g) => g.kind === "liveRelays");
 
 export function createPublishedIntake(
   deps: PipelineDeps,
