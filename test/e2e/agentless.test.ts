@@ -155,7 +155,16 @@ describe("events published off the VM, and VMs without a relay", () => {
       20_000,
       100,
     );
-    const held = await e.c.status.event(ev.eventId, "e2e");
+    // The hook has answered; the coordinator records its outcome just after: wait for that write.
+    const held = await waitFor(
+      "mix-1's drain recorded",
+      async () => {
+        const x = await e.c.status.event(ev.eventId, "e2e");
+        return x.blockers.some((b) => b.vm === "mix-1") ? undefined : x;
+      },
+      10_000,
+      100,
+    );
     expect(held.phase).toBe("Draining");
     expect(held.blockers.map((b) => b.vm)).toEqual(["mix-0"]);
     e.markers.release("drain", "mix-0");
