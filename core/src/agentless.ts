@@ -132,12 +132,8 @@ export function claimAgentlessHook(
   policy: Policy,
   claim?: string,
 ): (AgentlessChange & { claimed: boolean }) | null {
-  const due = dueAgentlessHooks(state, now, policy).find(
-    (d) =>
-      d.eventKey === run.eventKey && d.hook === run.hook && memberKey(d.vm) === memberKey(run.vm),
-  );
   const e = state.events[run.eventKey];
-  if (!due || due.attempt !== run.attempt || !e) return null;
+  if (!e) return null;
   const note = (reason: string): Transition => ({
     eventKey: e.key,
     at: now,
@@ -146,6 +142,17 @@ export function claimAgentlessHook(
     reason,
     vm: run.vm,
   });
+  const runs = (r: Pick<AgentlessRun, "vm" | "hook" | "attempt">) =>
+    `the coordinator runs the ${r.hook} hook of ${r.vm} (attempt ${r.attempt}; no relay on this VM)`;
+  // A retry of this claim whose commit stopped after its readiness row (the event row lost a
+  // race): the row is already this claim, only its history is missing.
+  if (claim && isOwnClaim(state, run, claim))
+    return { state, transitions: [note(runs(run))], claimed: true };
+  const due = dueAgentlessHooks(state, now, policy).find(
+    (d) =>
+      d.eventKey === run.eventKey && d.hook === run.hook && memberKey(d.vm) === memberKey(run.vm),
+  );
+  if (!due || due.attempt !== run.attempt) return null;
   if (run.attempt > policy.agentless.maxAttempts) {
     const failed: HookRun = {
       status: "failed",
@@ -183,7 +190,7 @@ export function claimAgentlessHook(
     transitions: [
       note(
         hook
-          ? `the coordinator runs the ${run.hook} hook of ${run.vm} (attempt ${run.attempt}; no relay on this VM)`
+          ? runs(run)
           : `${run.vm} has no relay and the policy no ${run.hook} hook: nothing to run`,
       ),
     ],
@@ -195,7 +202,7 @@ export function claimAgentlessHook(
  * Whether the stored run is this claim (a claim's commit that failed half-way, its readiness row
  * written and its event row not, is retried: the retry must know the row is its own).
  */
-export function isOwnClaim(
+function isOwnClaim(
   state: ClusterState,
   run: Pick<AgentlessRun, "eventKey" | "vm" | "hook" | "attempt">,
   claim: string,
@@ -218,15 +225,31 @@ export function recordAgentlessHook(
 ): AgentlessChange | null {
   const e = state.events[run.eventKey];
   const stored = state.readiness[run.eventKey]?.[memberKey(run.vm)]?.[run.hook];
-  if (!e || stored?.status !== "running" || stored.attempt !== run.attempt) return null;
-  const done: HookRun = {
-    status: outcome.result,
-    attempt: run.attempt,
-    startedAt: stored.startedAt,
-    finishedAt: iso(now),
-    detail: outcome.detail.slice(0, 1024),
-  };
-  const recorded = withRun(state, e.key, run.vm, run.hook, done, now);
+  if (!e || !stored || stored.attempt !== run.attempt) return null;
+  const detail = outcome.detail.slice(0, 1024);
+  // A retry of this record whose commit stopped after its readiness row (the event row lost a
+  // race to another VM's record): the outcome is stored, but the event was decided without it.
+  // Only the claimer records an attempt, so a stored outcome equal to this one is its own.
+  const ownRecord =
+    stored.status === outcome.result && stored.finishedAt !== undefined && stored.detail === detail;
+  if (stored.status !== "running" && !ownRecord) return null;
+  const finishedAt = ownRecord && stored.finishedAt ? Date.parse(stored.finishedAt) : now;
+  const recorded = ownRecord
+    ? state
+    : withRun(
+        state,
+        e.key,
+        run.vm,
+        run.hook,
+        {
+          status: outcome.result,
+          attempt: run.attempt,
+          startedAt: stored.startedAt,
+          finishedAt: iso(finishedAt),
+          detail,
+        },
+        now,
+      );
   const evaluated = evaluateAll(recorded, now, policy, null, new Set([e.key]), inputs);
   return {
     state: evaluated.state,
@@ -236,7 +259,7 @@ export function recordAgentlessHook(
         at: now,
         from: e.phase,
         to: e.phase,
-        reason: `the coordinator's ${run.hook} hook of ${run.vm} ${outcome.result} in ${((now - outcome.startedAt) / 1000).toFixed(1)} s: ${done.detail}`,
+        reason: `the coordinator's ${run.hook} hook of ${run.vm} ${outcome.result} in ${((finishedAt - outcome.startedAt) / 1000).toFixed(1)} s: ${detail}`,
         vm: run.vm,
       },
       ...evaluated.transitions,

@@ -139,6 +139,40 @@ describe("agentless VMs", () => {
     expect(d.directives[0]).toMatchObject({ kind: "approve", eventIds: [id] });
   });
 
+  it("completes a claim and a record whose commits stopped after their readiness row: the retry writes their history and elects the control plane", () => {
+    const s = new AgentlessSim(agentless());
+    s.publish("Scheduled", ["app-0", "app-1"]);
+    const [first, second] = s.due() as [AgentlessRun, AgentlessRun];
+    // The claim's readiness row was written, its event row lost a race: the retry finds it.
+    const claimed = claimAgentlessHook(s.state, first, s.now, s.p, "claimed by A");
+    if (!claimed) throw new Error("not claimed");
+    const halfClaimed = { ...s.state, readiness: claimed.state.readiness };
+    const retried = claimAgentlessHook(halfClaimed, first, s.now, s.p, "claimed by A");
+    expect(retried?.claimed).toBe(true);
+    expect(retried?.transitions.map((t) => t.reason)).toEqual([
+      "the coordinator runs the drain hook of app-0 (attempt 1; no relay on this VM)",
+    ]);
+    // Someone else's claim is not ours.
+    expect(claimAgentlessHook(halfClaimed, first, s.now, s.p, "claimed by B")).toBeNull();
+    s.state = claimed.state;
+    s.finish(first, "succeeded");
+    s.claim(second);
+    // app-1's outcome: its readiness row written, the event row decided without it (the race).
+    s.now += 1000;
+    const outcome = { result: "succeeded" as const, detail: "HTTP 200", startedAt: s.now - 1000 };
+    const recorded = recordAgentlessHook(s.state, second, outcome, s.now, s.p);
+    if (!recorded) throw new Error("not recorded");
+    const halfRecorded = { ...s.state, readiness: recorded.state.readiness };
+    expect(halfRecorded.events[id.toLowerCase()]?.phase).toBe("Draining");
+    const retry = recordAgentlessHook(halfRecorded, second, outcome, s.now + 50, s.p);
+    expect(retry?.state.events[id.toLowerCase()]?.lease).toMatchObject({ holder: CONTROL_PLANE });
+    expect(retry?.transitions[0]?.reason).toMatch(/drain hook of app-1 succeeded in 1\.0 s/);
+    // An outcome stored by someone else (the give-up of a claim that ran out) is not this one.
+    expect(
+      recordAgentlessHook(halfRecorded, second, { ...outcome, result: "failed" }, s.now, s.p),
+    ).toBeNull();
+  });
+
   it("with agentless off, a VM without a relay blocks as unmanaged and nothing is run for it", () => {
     const s = new AgentlessSim(policy());
     s.publish("Scheduled", ["app-0"]);

@@ -5,7 +5,6 @@ import {
   type ClusterState,
   claimAgentlessHook,
   dueAgentlessHooks,
-  isOwnClaim,
   recordAgentlessHook,
 } from "@quiesce/core";
 import type { AgentlessHook, Policy } from "@quiesce/protocol/policy";
@@ -53,12 +52,9 @@ async function runOne(
 ): Promise<boolean> {
   const claim = `claimed by ${randomUUID()}`;
   let claimed = false;
+  // A retry after a commit that failed half-way finds its own claim written: still ours
+  // (claimAgentlessHook knows it by `claim`).
   const after = await mutate(deps, cluster, (s, now) => {
-    // A retry after a commit that failed half-way finds its own claim written: still ours.
-    if (isOwnClaim(s, run, claim)) {
-      claimed = true;
-      return null;
-    }
     const c = claimAgentlessHook(s, run, now, policy, claim);
     claimed = c?.claimed ?? false;
     return c;

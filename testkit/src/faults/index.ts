@@ -11,7 +11,15 @@ export type FaultKind =
   | "unavailableBefore"
   | "unavailableAfter";
 
-export class FaultPlan {
+type TableName = keyof Tables;
+
+/** Which write fails, and how: asked before every write to any table. */
+export interface Faults {
+  next(op: string, table: TableName): FaultKind | undefined;
+}
+
+/** Faults at chosen write numbers, counted across every table. */
+export class FaultPlan implements Faults {
   private writes = 0;
   readonly injected: { write: number; kind: FaultKind; op: string }[] = [];
   constructor(private readonly at: ReadonlyMap<number, FaultKind>) {}
@@ -24,6 +32,24 @@ export class FaultPlan {
   }
 }
 
+/** One fault at the next write to one table, once armed (a race lost at a chosen moment). */
+export class ArmedFault implements Faults {
+  private armed: { table: TableName; kind: FaultKind } | null = null;
+  readonly injected: { table: TableName; kind: FaultKind; op: string }[] = [];
+
+  arm(table: TableName, kind: FaultKind): void {
+    this.armed = { table, kind };
+  }
+
+  next(op: string, table: TableName): FaultKind | undefined {
+    if (this.armed?.table !== table) return undefined;
+    const { kind } = this.armed;
+    this.armed = null;
+    this.injected.push({ table, kind, op });
+    return kind;
+  }
+}
+
 const WRITES = new Set(["insert", "replace", "remove", "removeAll", "writeTogether"]);
 
 function failure(kind: FaultKind, op: string): Error {
@@ -32,15 +58,15 @@ function failure(kind: FaultKind, op: string): Error {
   return Object.assign(new Error(`injected 503 at ${op}`), { name: "RestError", statusCode: 503 });
 }
 
-export function withFaults(tables: Tables, plan: FaultPlan): Tables {
-  const wrap = (t: CountedTable): CountedTable =>
+export function withFaults(tables: Tables, plan: Faults): Tables {
+  const wrap = (t: CountedTable, table: TableName): CountedTable =>
     new Proxy(t, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (typeof prop !== "string" || !WRITES.has(prop) || typeof value !== "function")
           return value;
         return async (...args: unknown[]) => {
-          const kind = plan.next(prop);
+          const kind = plan.next(prop, table);
           if (kind?.endsWith("Before")) throw failure(kind, prop);
           const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
           if (kind?.endsWith("After")) throw failure(kind, prop);
@@ -49,9 +75,9 @@ export function withFaults(tables: Tables, plan: FaultPlan): Tables {
       },
     });
   return {
-    Members: wrap(tables.Members),
-    Events: wrap(tables.Events),
-    Readiness: wrap(tables.Readiness),
-    History: wrap(tables.History),
+    Members: wrap(tables.Members, "Members"),
+    Events: wrap(tables.Events, "Events"),
+    Readiness: wrap(tables.Readiness, "Readiness"),
+    History: wrap(tables.History, "History"),
   };
 }
