@@ -10,7 +10,7 @@ import { waitFor } from "@quiesce/testkit/wait";
 import { describe, expect, it } from "vitest";
 import { ClusterStore, commitDecision, openTables, StatusQueries, zeroCounts } from "../store";
 import { Telemetry } from "../telemetry/metrics";
-import { type HookCaller, startDueAgentlessHooks } from "./agentless";
+import { type AgentlessRunner, type HookCaller, startDueAgentlessHooks } from "./agentless";
 
 /**
  * The coordinator's hook runs for VMs without a relay, on Azurite, when a commit stops half-way:
@@ -31,9 +31,13 @@ const POLICY: Policy = {
   },
 };
 const CLUSTER = "appliances";
+const runner = (
+  call: HookCaller,
+  gateInputs: AgentlessRunner["gateInputs"] = async () => ({}),
+): AgentlessRunner => ({ call, gateInputs });
 const VMS = ["app-0", "app-1"];
 
-async function setUp() {
+async function setUp(policy: Policy = POLICY) {
   const totals = zeroCounts();
   const tables = openTables(
     { connectionString: azurite().connectionString },
@@ -56,7 +60,7 @@ async function setUp() {
     loaded.state,
     published("Scheduled", VMS, { notBefore }),
     Date.now(),
-    POLICY,
+    policy,
   );
   await commitDecision(store, loaded, {
     state: seen.state,
@@ -83,7 +87,7 @@ describe("agentless hook runs across a commit stopped half-way", () => {
     };
     faults.arm("Events", "conflictBefore"); // the first claim's event row
     const { state } = await store.loadCluster(CLUSTER);
-    const runs = startDueAgentlessHooks(deps, call, state, POLICY, undefined, () => {});
+    const runs = startDueAgentlessHooks(deps, runner(call), state, POLICY, undefined, () => {});
     expect(await Promise.all(runs)).toEqual([1, 1]);
     expect(faults.injected).toHaveLength(1);
     expect(calls.sort()).toEqual(VMS);
@@ -106,7 +110,7 @@ describe("agentless hook runs across a commit stopped half-way", () => {
       return { result: "succeeded", detail: `drained ${vm}` };
     };
     const { state } = await store.loadCluster(CLUSTER);
-    const runs = startDueAgentlessHooks(deps, call, state, POLICY, undefined, (_c, _k) => {
+    const runs = startDueAgentlessHooks(deps, runner(call), state, POLICY, undefined, () => {
       firstRecorded.done = true;
     });
     await Promise.all(runs);
@@ -118,5 +122,45 @@ describe("agentless hook runs across a commit stopped half-way", () => {
     const h = await history();
     expect(h).toContain("drain hook of app-1 succeeded");
     expect(h).toMatch(/control plane elected approver \(rule allDrained/);
+  });
+
+  it("with gates, the last drain's record evaluates them and elects the control plane; a failing gate keeps the event Ready", async () => {
+    const gated: Policy = {
+      ...POLICY,
+      gates: [
+        {
+          kind: "http",
+          name: "app-health",
+          url: "http://127.0.0.1:9/health",
+          expectStatus: 200,
+          timeoutSeconds: 2,
+        },
+      ],
+    };
+    for (const passes of [true, false]) {
+      const { store, deps, key } = await setUp(gated);
+      const asked: string[] = [];
+      const verdicts = async (cluster: string) => {
+        asked.push(cluster);
+        return {
+          gates: [{ name: "app-health", pass: passes, detail: passes ? "HTTP 200" : "HTTP 503" }],
+        };
+      };
+      const call: HookCaller = async (_hook, vm) => ({
+        result: "succeeded",
+        detail: `drained ${vm}`,
+      });
+      const { state } = await store.loadCluster(CLUSTER);
+      await Promise.all(
+        startDueAgentlessHooks(deps, runner(call, verdicts), state, gated, undefined, () => {}),
+      );
+      expect(asked).toEqual([CLUSTER, CLUSTER]); // once per drain record
+      const after = (await store.loadCluster(CLUSTER)).state.events[key];
+      if (passes) expect(after?.lease).toMatchObject({ holder: CONTROL_PLANE });
+      else {
+        expect(after?.phase).toBe("Ready");
+        expect(after?.gates?.failing.map((g) => g.name)).toEqual(["app-health"]);
+      }
+    }
   });
 });

@@ -5,6 +5,7 @@ import {
   type ClusterState,
   claimAgentlessHook,
   dueAgentlessHooks,
+  type EvaluationInputs,
   recordAgentlessHook,
 } from "@quiesce/core";
 import type { AgentlessHook, Policy } from "@quiesce/protocol/policy";
@@ -25,9 +26,16 @@ export type HookCaller = (
   payload: unknown,
 ) => Promise<{ result: "succeeded" | "failed"; detail: string }>;
 
+/** What runs need beyond storage: the hook call, and the gates' verdicts for an election. */
+export interface AgentlessRunner {
+  call: HookCaller;
+  /** The cluster's gate verdicts now (controlPlane/gates.ts); asked only when it has gates. */
+  gateInputs(cluster: string): Promise<EvaluationInputs>;
+}
+
 export function startDueAgentlessHooks(
   deps: ControlPlaneDeps,
-  call: HookCaller,
+  runner: AgentlessRunner,
   state: ClusterState,
   policy: Policy,
   only: ReadonlySet<string> | undefined,
@@ -36,7 +44,7 @@ export function startDueAgentlessHooks(
   return dueAgentlessHooks(state, deps.clock.now(), policy)
     .filter((run) => !only || only.has(run.eventKey))
     .map((run) =>
-      runOne(deps, call, state.cluster, run, policy).then((ran) => {
+      runOne(deps, runner, state.cluster, run, policy).then((ran) => {
         if (ran) onRecorded(state.cluster, run.eventKey);
         return ran ? 1 : 0;
       }),
@@ -45,7 +53,7 @@ export function startDueAgentlessHooks(
 
 async function runOne(
   deps: ControlPlaneDeps,
-  call: HookCaller,
+  runner: AgentlessRunner,
   cluster: string,
   run: AgentlessRun,
   policy: Policy,
@@ -62,7 +70,7 @@ async function runOne(
   const hook = policy.agentless[run.hook];
   if (!claimed || !hook) return after !== null;
   const startedAt = deps.clock.now();
-  const outcome = await call(hook, run.vm, hookPayload(run, hook, startedAt));
+  const outcome = await runner.call(hook, run.vm, hookPayload(run, hook, startedAt));
   const ms = deps.clock.now() - startedAt;
   deps.telemetry.controlPlane(
     cluster,
@@ -70,8 +78,12 @@ async function runOne(
     outcome.result === "succeeded" ? "ok" : "failed",
     ms,
   );
+  // The last drain's record elects the control plane at once; with gates, only a round that
+  // evaluated them may elect (core/src/gates.ts), or the event would wait for the next sweep.
+  const inputs =
+    run.hook === "drain" && policy.gates.length > 0 ? await runner.gateInputs(cluster) : {};
   await mutate(deps, cluster, (s, now) =>
-    recordAgentlessHook(s, run, { ...outcome, startedAt }, now, policy),
+    recordAgentlessHook(s, run, { ...outcome, startedAt }, now, policy, inputs),
   );
   return true;
 }

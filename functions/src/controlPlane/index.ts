@@ -86,7 +86,17 @@ export class ControlPlane {
   /** `only`: the events whose rows were read (a follow-up's); the sweep's load holds every one. */
   private startAgentless(state: ClusterState, policy: Policy, only?: ReadonlySet<string>): void {
     if (!this.ports) return;
-    const runs = startDueAgentlessHooks(this.deps, this.hooks, state, policy, only, (c, key) =>
+    const runner = {
+      call: this.hooks,
+      // Gates may count every member (liveRelays): read the whole cluster, as the sweep does.
+      gateInputs: async (cluster: string) => ({
+        gates: await this.gates.evaluate(
+          (await this.deps.store.loadCluster(cluster)).state,
+          policy,
+        ),
+      }),
+    };
+    const runs = startDueAgentlessHooks(this.deps, runner, state, policy, only, (c, key) =>
       this.followUp(c, policy, [key]),
     );
     for (const r of runs) this.track(r);
