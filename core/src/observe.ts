@@ -84,6 +84,16 @@ export const eventHead = (
   description: ev.Description ?? null,
 });
 
+/** How a new event record starts: seen now by `by`, Unplanned when first seen Started. */
+export const firstSight = (now: number, by: string, started: boolean) => ({
+  phase: started ? ("Unplanned" as const) : ("Observed" as const),
+  phaseSince: now,
+  firstSeenAt: now,
+  firstSeenBy: by,
+  firstSeenStarted: started,
+  startedAt: started ? now : null,
+});
+
 /** A new event record, or the stored one updated from this relay's view of it. */
 export function observeEvent(
   stored: EventRecord | undefined,
@@ -110,12 +120,7 @@ export function observeEvent(
       ...applyResourceView(guardOf({ resources: [] }), vmName, incarnation, ev.Resources).guard,
       status: ev.EventStatus,
       notBefore: notBeforeMs(ev),
-      phase: started ? "Unplanned" : "Observed",
-      phaseSince: now,
-      firstSeenAt: now,
-      firstSeenBy: vmName,
-      firstSeenStarted: started,
-      startedAt: started ? now : null,
+      ...firstSight(now, vmName, started),
       leftAt: null,
       ...UNDECIDED,
       failedApprovers: [], // a fresh array per record: records are never shared

@@ -4,7 +4,7 @@ import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { Policy } from "@quiesce/protocol/policy";
 import { evaluateAll } from "./evaluate";
 import type { EvaluationInputs } from "./gates";
-import { eventHead, UNDECIDED } from "./observe";
+import { eventHead, firstSight, UNDECIDED } from "./observe";
 import { PUBLISHED_RANK, type PublishedView } from "./publishedView";
 import { type ClusterState, type EventRecord, memberKey, type Transition } from "./state";
 import type { Decision } from "./types";
@@ -105,12 +105,7 @@ function createPublished(
     resourceDisputes: [],
     status: started || ev.EventStatus === "Completed" ? "Started" : "Scheduled",
     notBefore: ev.EventStatus === "Scheduled" ? notBeforeMs(ev) : null,
-    phase: started ? "Unplanned" : "Observed",
-    phaseSince: now,
-    firstSeenAt: now,
-    firstSeenBy: by,
-    firstSeenStarted: started,
-    startedAt: started ? now : null,
+    ...firstSight(now, by, started),
     leftAt: ended ? now : null,
     ...UNDECIDED,
     failedApprovers: [],

@@ -29,7 +29,7 @@ export type HookCaller = (
 /** What runs need beyond storage: the hook call, and the gates' verdicts for an election. */
 export interface AgentlessRunner {
   call: HookCaller;
-  /** The cluster's gate verdicts now (controlPlane/gates.ts); asked only when it has gates. */
+  /** The cluster's gate verdicts now (ControlPlane.gateInputs); asked only when it has gates. */
   gateInputs(cluster: string): Promise<EvaluationInputs>;
 }
 

@@ -1,9 +1,9 @@
-import type { ClusterState } from "@quiesce/core";
+import type { ClusterState, EvaluationInputs } from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
 import { type AcknowledgeSummary, runDueAcknowledges } from "./acknowledge";
 import { type HookCaller, startDueAgentlessHooks } from "./agentless";
 import type { ControlPlaneDeps } from "./deps";
-import { GateEvaluator } from "./gates";
+import { countsEveryMember, GateEvaluator } from "./gates";
 import { type LoadBalancerSummary, runDueLoadBalancerSteps } from "./loadBalancer";
 import type { ArmOutcome, ControlPlanePorts, HttpProbe, ScheduledEventsScan } from "./ports";
 
@@ -71,6 +71,19 @@ export class ControlPlane {
     );
   }
 
+  /**
+   * The safety gates' verdicts for an election decided on a load of part of the cluster (a
+   * report's, an agentless outcome's). A live-relays gate counts every member, which such a load
+   * does not hold: only then is the whole cluster read.
+   */
+  async gateInputs(state: ClusterState, policy: Policy): Promise<EvaluationInputs> {
+    if (policy.gates.length === 0) return {};
+    const whole = countsEveryMember(policy)
+      ? (await this.deps.store.loadCluster(state.cluster)).state
+      : state;
+    return { gates: await this.gates.evaluate(whole, policy) };
+  }
+
   /** Resource Graph's scheduled events (the backstop); null without the control plane. */
   scheduledEvents(
     subscriptions: readonly string[],
@@ -86,16 +99,7 @@ export class ControlPlane {
   /** `only`: the events whose rows were read (a follow-up's); the sweep's load holds every one. */
   private startAgentless(state: ClusterState, policy: Policy, only?: ReadonlySet<string>): void {
     if (!this.ports) return;
-    const runner = {
-      call: this.hooks,
-      // Gates may count every member (liveRelays): read the whole cluster, as the sweep does.
-      gateInputs: async (cluster: string) => ({
-        gates: await this.gates.evaluate(
-          (await this.deps.store.loadCluster(cluster)).state,
-          policy,
-        ),
-      }),
-    };
+    const runner = { call: this.hooks, gateInputs: () => this.gateInputs(state, policy) };
     const runs = startDueAgentlessHooks(this.deps, runner, state, policy, only, (c, key) =>
       this.followUp(c, policy, [key]),
     );

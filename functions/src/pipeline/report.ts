@@ -3,7 +3,6 @@ import {
   type ClusterState,
   changesNothing,
   type Decision,
-  type EvaluationInputs,
   memberKey,
   needsClusterEvents,
   type ReportInputs,
@@ -13,7 +12,6 @@ import {
 import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { AnswerAttestation, RelayReport } from "@quiesce/protocol/relay";
-import { countsEveryMember } from "../controlPlane";
 import { decisionEffects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import {
@@ -232,25 +230,8 @@ async function electApprover(
   const loaded = await deps.store.addClusterEvents(decided.loaded);
   return decide(loaded, report, now, policy, {
     ...inputs,
-    ...(await gateInputs(deps, loaded, policy)),
+    ...(await deps.controlPlane.gateInputs(loaded.state, policy)),
   });
-}
-
-/**
- * The safety gates' verdicts for an election (controlPlane/gates.ts): none to give without gates.
- * A live-relays gate counts every member of the cluster, which a report's load does not hold, so
- * it reads the whole cluster (only here: an event is Ready and the cluster has such a gate).
- */
-async function gateInputs(
-  deps: PipelineDeps,
-  loaded: Loaded,
-  policy: Policy,
-): Promise<EvaluationInputs> {
-  if (policy.gates.length === 0) return {};
-  const whole = countsEveryMember(policy)
-    ? (await deps.store.loadCluster(loaded.state.cluster)).state
-    : loaded.state;
-  return { gates: await deps.controlPlane.gates.evaluate(whole, policy) };
 }
 
 /** Nothing in its document, no hooks, no approvals: its member may come from the idle cache. */
