@@ -1,4 +1,5 @@
 import type { HttpMethod } from "@azure/functions";
+import { MAX_DELIVERY_BYTES } from "@quiesce/protocol/maintenance";
 import type { Handlers } from "./handlers";
 
 /** The HTTP routes, shared by the Functions registration (app.ts) and the local host. */
@@ -8,6 +9,8 @@ export interface Route {
   /** Functions route template, relative to the "api" prefix. */
   route: string;
   handler: Exclude<keyof Handlers, "sweep" | "eventGridTrigger">;
+  /** Its own body limit, for a caller other than relays; QUIESCE_MAX_BODY_BYTES when absent. */
+  maxBodyBytes?: number;
 }
 
 export const ROUTE_PREFIX = "api";
@@ -39,11 +42,13 @@ export const ROUTES: readonly Route[] = [
   },
   { name: "me", methods: ["GET"], route: "me", handler: "me" },
   // Event Grid's webhook (events published off the VM); in Azure the maintenanceEvents trigger too.
+  // OPTIONS: CloudEvents' validation handshake. Bodies as large as Event Grid's batches.
   {
     name: "maintenanceEventGrid",
-    methods: ["POST"],
+    methods: ["POST", "OPTIONS"],
     route: "maintenance/eventgrid",
     handler: "eventGrid",
+    maxBodyBytes: MAX_DELIVERY_BYTES,
   },
   // The status page: index at /api/ui, its files (and config.json) beside it.
   { name: "page", methods: ["GET"], route: "ui", handler: "page" },

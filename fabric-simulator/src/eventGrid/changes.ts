@@ -98,7 +98,7 @@ export function validationEvent(
     eventType: SUBSCRIPTION_VALIDATION_EVENT,
     eventTime: new Date(atMs).toISOString(),
     metadataVersion: "1",
-    dataVersion: "2",
+    dataVersion: "1",
   };
 }
 
@@ -108,13 +108,14 @@ export type Answer =
   | { readonly error: string };
 
 /**
- * What Event Grid does with a webhook's answer ("Event Grid message delivery and retry"): 2xx is
- * delivered; 400, 401, 403 and 413 are never retried (dead-lettered, or dropped without a
- * dead-letter destination); anything else (408, 429, 5xx, a timeout, no connection) is retried.
+ * What Event Grid does with a webhook's answer ("Event Grid message delivery and retry"): only
+ * 200-204 are delivered; 400, 401, 403 and 413 are never retried (dead-lettered, or dropped
+ * without a dead-letter destination); anything else (205-299 too, 408, 429, 5xx, a timeout, no
+ * connection) is retried (test/contracts/event-grid.test.ts holds this to the docs).
  */
 export function verdict(answer: Answer): "delivered" | "refused" | "retry" {
   if ("error" in answer) return "retry";
-  if (answer.status >= 200 && answer.status < 300) return "delivered";
+  if (answer.status >= 200 && answer.status <= 204) return "delivered";
   return [400, 401, 403, 413].includes(answer.status) ? "refused" : "retry";
 }
 
@@ -152,7 +153,7 @@ export function deliveryHeaders(
     "aeg-event-type": type,
     "aeg-subscription-name": subscription.toUpperCase(),
     "aeg-delivery-count": String(attemptsBefore),
-    "aeg-data-version": type === "Notification" ? "3.0" : "2",
+    "aeg-data-version": type === "Notification" ? "3.0" : "1",
     "aeg-metadata-version": "1",
   };
 }

@@ -43,7 +43,7 @@ describe("the fabric's events off the VM", () => {
     const delivery = events.map((e, i) => eventGridEvent(s, e, `delivery-${i}`));
     const parsed = parseEventGridDelivery(delivery);
     if (!parsed.ok || parsed.value.kind !== "events") throw new Error("not events");
-    expect(parsed.value.problems).toEqual([]);
+    expect(parsed.value.rejected).toEqual([]);
     const seen = Object.fromEntries(
       parsed.value.observations.map((o) => [
         o.event.EventId,

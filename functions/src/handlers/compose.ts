@@ -40,8 +40,9 @@ export async function jsonBody<T>(
   limit: number,
   parse: (value: unknown) => Result<T>,
   what: string,
+  limitName?: string,
 ): Promise<Result<T, HttpResponseInit>> {
-  const body = await readBody(request, limit);
+  const body = await readBody(request, limit, limitName);
   if (!body.ok) return body;
   const json = parseJson(body.value);
   if (!json.ok) return json;

@@ -28,10 +28,14 @@ export type BodyResult = Result<string, HttpResponseInit>;
  * Reads the body up to `limit` bytes: a declared Content-Length over the limit is refused
  * before reading, and a body that turns out longer (chunked, or lying) is cut off at the limit.
  */
-export async function readBody(request: HttpRequest, limit: number): Promise<BodyResult> {
+export async function readBody(
+  request: HttpRequest,
+  limit: number,
+  limitName = "QUIESCE_MAX_BODY_BYTES",
+): Promise<BodyResult> {
   const tooLarge = (): BodyResult => ({
     ok: false,
-    error: problem(413, `body larger than the limit of ${limit} bytes (QUIESCE_MAX_BODY_BYTES)`),
+    error: problem(413, `body larger than the limit of ${limit} bytes (${limitName})`),
   });
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) return tooLarge();

@@ -1,19 +1,31 @@
 import { timingSafeEqual } from "node:crypto";
 import type { InvocationContext } from "@azure/functions";
-import { type EventGridDelivery, parseEventGridDelivery } from "@quiesce/protocol/maintenance";
+import {
+  type EventGridDelivery,
+  MAX_DELIVERY_BYTES,
+  parseEventGridDelivery,
+  parseWebhookValidationRequest,
+  type RejectedEvent,
+  webhookValidationHeaders,
+} from "@quiesce/protocol/maintenance";
 import type { IntakeSummary } from "../published/intake";
 import { type Handler, jsonBody } from "./compose";
 import type { HandlerDeps } from "./deps";
 import { json, problem } from "./http";
 
 /**
- * Event Grid deliveries of the events Azure publishes off the VM (docs/control-plane.md):
+ * Event Grid deliveries of the events Azure publishes off the VM (docs/control-plane.md,
+ * "Delivery protocol"):
  * - POST /api/maintenance/eventgrid, a webhook for hosts without the Event Grid trigger (the
- *   local host): the subscription carries QUIESCE_EVENT_GRID_KEY as `?code=`; the validation
- *   handshake is answered with `{validationResponse}`; a malformed body is a 400 (Event Grid does
- *   not retry it: it never gets better); a store failure a 503 (it retries);
+ *   local host): the subscription carries QUIESCE_EVENT_GRID_KEY as `?code=`; bodies up to
+ *   MAX_DELIVERY_BYTES (Event Grid's batches, not the relay report limit); Event Grid's
+ *   validation event is answered with `{validationResponse}`, CloudEvents' OPTIONS handshake
+ *   with `WebHook-Allowed-Origin`. Events that cannot be used are counted and named, the others
+ *   applied, and the delivery answered 400 so that Event Grid dead-letters it (it never retries a
+ *   400); a store failure is a 503 (it retries the whole delivery; applying again is idempotent);
  * - the `maintenanceEvents` Event Grid trigger in Azure (app.ts): the host does the handshake
- *   and authenticates Event Grid; a failure is thrown, so the host has Event Grid retry.
+ *   and authenticates Event Grid; an event that cannot be used, like a failure, is thrown, so
+ *   the host has Event Grid retry it and then dead-letter (or drop) it.
  */
 export type Intake = (
   observations: Extract<EventGridDelivery, { kind: "events" }>["observations"],
@@ -25,6 +37,18 @@ const sameKey = (a: string, b: string) => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
+/** Never silent: each rejected event is a log line naming it, and the count a metric. */
+function recordRejected(
+  deps: HandlerDeps,
+  context: InvocationContext,
+  channel: "webhook" | "trigger",
+  rejected: readonly RejectedEvent[],
+): void {
+  if (rejected.length === 0) return;
+  deps.telemetry.eventGridRejected(channel, rejected.length);
+  for (const r of rejected) context.error(`Event Grid: event not used: ${r.reason}`);
+}
+
 export function eventGridWebhookHandler(deps: HandlerDeps, intake: Intake): Handler {
   return async (request, context) => {
     const key = deps.settings.QUIESCE_EVENT_GRID_KEY;
@@ -33,14 +57,22 @@ export function eventGridWebhookHandler(deps: HandlerDeps, intake: Intake): Hand
         404,
         "Event Grid intake is off (QUIESCE_CONTROL_PLANE_EVENTS, QUIESCE_EVENT_GRID_KEY)",
       );
+    // Both Event Grid's POSTs and CloudEvents' OPTIONS go to the exact registered URL, key included.
     const code = request.query.get("code") ?? "";
     if (!sameKey(code, key))
       return problem(401, "missing or wrong ?code= for the Event Grid webhook");
+    if (request.method.toUpperCase() === "OPTIONS") {
+      const asked = parseWebhookValidationRequest((name) => request.headers.get(name));
+      if (!asked.ok) return problem(400, asked.error, { allow: "POST, OPTIONS" });
+      context.info(`CloudEvents webhook validation answered for ${asked.value.origin}`);
+      return { status: 200, headers: webhookValidationHeaders(asked.value) };
+    }
     const parsed = await jsonBody(
       request,
-      deps.settings.QUIESCE_MAX_BODY_BYTES,
+      MAX_DELIVERY_BYTES,
       parseEventGridDelivery,
       "Event Grid delivery",
+      "Event Grid's delivery limit",
     );
     if (!parsed.ok) return parsed.error;
     const delivery = parsed.value;
@@ -50,10 +82,16 @@ export function eventGridWebhookHandler(deps: HandlerDeps, intake: Intake): Hand
       );
       return json(200, { validationResponse: delivery.validationCode });
     }
-    for (const p of delivery.problems)
-      context.warn(`Event Grid: scheduled event not understood: ${p}`);
+    // The usable events first: a 400 then dead-letters the whole delivery, and a later
+    // redelivery of it applies them again without changing anything.
     const summary = await intake(delivery.observations);
-    return json(200, { ...summary, ignored: delivery.ignored, problems: delivery.problems.length });
+    recordRejected(deps, context, "webhook", delivery.rejected);
+    const answer = { ...summary, ignored: delivery.ignored, rejected: delivery.rejected };
+    if (delivery.rejected.length === 0) return json(200, answer);
+    return json(400, {
+      error: `invalid Event Grid delivery: ${delivery.rejected.length} event(s) not used (${delivery.rejected[0]?.reason})`,
+      ...answer,
+    });
   };
 }
 
@@ -65,16 +103,18 @@ export function eventGridTriggerHandler(deps: HandlerDeps, intake: Intake) {
       return;
     }
     const parsed = parseEventGridDelivery([event]);
-    if (!parsed.ok) {
-      // Retrying cannot make it parse: log it and let the delivery succeed.
-      context.error(`Event Grid delivery not understood: ${parsed.error}`);
-      return;
-    }
-    if (parsed.value.kind !== "events") return; // the host answers the handshake itself
-    for (const p of parsed.value.problems)
-      context.warn(`Event Grid: scheduled event not understood: ${p}`);
-    const summary = await intake(parsed.value.observations);
-    if (deps.settings.QUIESCE_DEBUG || summary.applied > 0)
+    if (parsed.ok && parsed.value.kind === "validation") return; // the host answers it itself
+    const delivery = parsed.ok && parsed.value.kind === "events" ? parsed.value : null;
+    const rejected: RejectedEvent[] = delivery
+      ? delivery.rejected
+      : [{ index: 0, id: null, reason: parsed.ok ? "not a delivery" : parsed.error }];
+    const summary = delivery ? await intake(delivery.observations) : null;
+    recordRejected(deps, context, "trigger", rejected);
+    // A failed invocation is what has Event Grid retry, then dead-letter (or drop) the event:
+    // a release that reads it may come within its 24 hours; the metric says it happened.
+    if (rejected.length > 0)
+      throw new Error(`Event Grid event not used: ${rejected.map((r) => r.reason).join("; ")}`);
+    if (summary && (deps.settings.QUIESCE_DEBUG || summary.applied > 0))
       context.info(
         `Event Grid: ${summary.applied} applied, ${summary.unchanged} unchanged, ${summary.unclaimed} unclaimed`,
       );

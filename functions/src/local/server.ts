@@ -3,10 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { Meter } from "@opentelemetry/api";
-import type { Clock } from "@quiesce/protocol";
+import { type Clock, redact } from "@quiesce/protocol";
 import { loadCoordinatorSettings } from "../config";
 import { type Coordinator, createCoordinator } from "../coordinator";
-import { ROUTE_PREFIX, ROUTES } from "../routes";
+import { ROUTE_PREFIX, ROUTES, type Route } from "../routes";
 import type { RetryOptions } from "../store";
 import { type AzuriteHandle, startAzurite } from "./azurite";
 import { loadOrCreateLocalKeys } from "./keys";
@@ -139,7 +139,9 @@ async function writeResponse(
 export async function startLocalCoordinator(
   opts: LocalCoordinatorOptions = {},
 ): Promise<LocalCoordinator> {
-  const log = opts.log ?? (() => undefined);
+  // Secrets never leave (docs/security.md): a request's stack or a sweep's error is redacted.
+  const sink = opts.log ?? (() => undefined);
+  const log = (level: string, message: string) => sink(level, redact(message));
   const extra = opts.settings ?? {};
   let azurite: AzuriteHandle | undefined;
   let connectionString = opts.connectionString ?? extra.QUIESCE_STORAGE_CONNECTION_STRING;
@@ -196,8 +198,9 @@ export async function startLocalCoordinator(
         functionName,
         logHandler: (level, ...args) => log(level, args.map(String).join(" ")),
       });
-    // Read a little past the largest accepted body, so the handler sees "too large" itself.
-    const cap = Math.max(settings.QUIESCE_MAX_BODY_BYTES, 16_384) + 1;
+    // Read a little past the largest body the route accepts, so the handler sees "too large" itself.
+    const capOf = (route: Route) =>
+      Math.max(route.maxBodyBytes ?? settings.QUIESCE_MAX_BODY_BYTES, 16_384) + 1;
 
     server = createServer((req, res) => {
       void (async () => {
@@ -217,14 +220,16 @@ export async function startLocalCoordinator(
           req.resume();
           return writeResponse(res, { status: match.error, jsonBody: { error: message } }, false);
         }
-        const { bytes, truncated } = await readCapped(req, cap);
+        const { bytes, truncated } = await readCapped(req, capOf(match.route));
         const method = (req.method ?? "GET").toUpperCase();
         const request = new HttpRequest({
           method,
           url: `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`,
           headers: headersOf(req),
           params: match.params,
-          ...(method === "GET" || method === "HEAD" ? {} : { body: { bytes } }),
+          ...(method === "GET" || method === "HEAD" || method === "OPTIONS"
+            ? {}
+            : { body: { bytes } }),
         });
         const response = await coordinator.handlers[match.route.handler](
           request,

@@ -33,6 +33,7 @@ export const METRICS = {
   controlPlaneDuration: "quiesce.controlplane.duration",
   attestation: "quiesce.attestation.reports",
   attestationProofs: "quiesce.attestation.proofs",
+  eventGridRejected: "quiesce.eventgrid.rejected",
 } as const;
 
 export type ReportOutcome = "applied" | "stale" | "rejected" | "unavailable";
@@ -54,6 +55,7 @@ export class Telemetry {
   private readonly controlPlaneDuration;
   private readonly attestationReports;
   private readonly attestationProofs;
+  private readonly eventGridRejectedEvents;
   /** Snapshots the sweep refreshes; the observable gauges read them at export time. */
   private readonly coverageByCluster = new Map<string, Coverage>();
   private readonly blockersByCluster = new Map<string, Record<string, number>>();
@@ -103,6 +105,10 @@ export class Telemetry {
     this.attestationProofs = meter.createCounter(METRICS.attestationProofs, {
       description:
         "Attested documents checked, by outcome: verified, or the refusal's code (vmId, san, chain, ...), or unavailable",
+    });
+    this.eventGridRejectedEvents = meter.createCounter(METRICS.eventGridRejected, {
+      description:
+        "Events of Event Grid deliveries that could not be used (dead-lettered or retried)",
     });
     this.controlPlaneCalls = meter.createCounter(METRICS.controlPlane, {
       description:
@@ -230,6 +236,11 @@ export class Telemetry {
   /** One proof checked: "verified", a refusal's code, or "unavailable"; `armRead` when ARM was asked. */
   attestationProof(cluster: string, outcome: string, armRead: boolean): void {
     this.attestationProofs.add(1, { cluster, outcome, armRead });
+  }
+
+  /** Events of a delivery that could not be used, by channel ("webhook" or "trigger"). */
+  eventGridRejected(channel: "webhook" | "trigger", count: number): void {
+    this.eventGridRejectedEvents.add(count, { channel });
   }
 
   alert(cluster: string, kind: NotificationKind): void {

@@ -61,8 +61,31 @@ const CloudEvent = z
   })
   .transform((e): Envelope => ({ id: e.id, type: e.type, time: e.time, data: e.data }));
 
-/** At most this many events in one delivery (Event Grid's batches are smaller by default). */
+/**
+ * At most this many events in one delivery: Event Grid's `maxEventsPerBatch` is 1 to 5,000 and
+ * "this number is never exceeded" (learn.microsoft.com "Event Grid message delivery and retry",
+ * Output batching).
+ */
 export const MAX_EVENTS_PER_DELIVERY = 5_000;
+
+/**
+ * The largest delivery body the webhook accepts, independent of the relay report limit
+ * (QUIESCE_MAX_BODY_BYTES): a batch aims at `preferredBatchSizeInKilobytes` (1 to 1,024) "on a
+ * best-effort basis", a single event larger than that is delivered alone, and an event may be up
+ * to 1 MB (learn.microsoft.com "Event Grid message delivery and retry", "Event Grid event
+ * schema"). Twice that leaves room for the envelope fields Event Grid adds and its best effort;
+ * a 413 would lose the batch (Event Grid never retries it).
+ */
+export const MAX_DELIVERY_BYTES = 2 * 1024 * 1024;
+
+/** An event of a delivery that could not be used: never applied, and never silently dropped. */
+export interface RejectedEvent {
+  /** Its position in the delivery (0 for a single structured CloudEvent). */
+  index: number;
+  /** Event Grid's id for it, when it has a usable one. */
+  id: string | null;
+  reason: string;
+}
 
 export type EventGridDelivery =
   /** Event Grid's subscription validation handshake: answer `{validationResponse: code}`. */
@@ -72,8 +95,11 @@ export type EventGridDelivery =
       observations: ControlPlaneObservation[];
       /** Events of other types or resources (AKS maintenance, say): acknowledged, not used. */
       ignored: number;
-      /** Scheduled events whose properties did not parse: the first problem of each. */
-      problems: string[];
+      /**
+       * Events in neither schema, and scheduled events whose properties do not parse: the rest of
+       * the delivery is still used; the caller decides how they reach an operator.
+       */
+      rejected: RejectedEvent[];
     };
 
 interface Envelope {
@@ -84,23 +110,26 @@ interface Envelope {
 }
 
 /**
- * Parses a delivery's JSON body. A malformed envelope is an error, answered 400: Event Grid does
- * not retry a webhook's 400, 401, 403 or 413 (it dead-letters or drops the event; learn.microsoft.com
- * "Event Grid message delivery and retry"), which is right for a body that will never parse. A
- * scheduled event whose properties do not parse is reported in `problems` with the rest accepted.
- * Event Grid delivers at least once and in no particular order: duplicates and reordering are the
- * caller's to reconcile (`deliveryId`, `observedAt`).
+ * Parses a delivery's JSON body: an array of events (Event Grid schema, or a CloudEvents batch,
+ * `application/cloudevents-batch+json`) or one structured CloudEvent
+ * (`application/cloudevents+json`). Only a body that is no delivery at all (empty, or more
+ * events than Event Grid ever sends) is an error. Each event stands alone: one in neither schema,
+ * or a scheduled event whose properties do not parse, is `rejected` and the others are still
+ * returned, since Event Grid retries or dead-letters a delivery as a whole ("all or none").
+ * Event Grid delivers at least once and in no particular order: duplicates and reordering are
+ * the caller's to reconcile (`deliveryId`, `observedAt`).
  */
 export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery> {
   const items = Array.isArray(body) ? body : [body];
   if (items.length === 0) return err("an Event Grid delivery holds at least one event");
   if (items.length > MAX_EVENTS_PER_DELIVERY)
     return err(`more than ${MAX_EVENTS_PER_DELIVERY} events in one delivery`);
-  const envelopes: Envelope[] = [];
-  for (const [i, item] of items.entries()) {
+  const envelopes: Array<Envelope & { index: number }> = [];
+  const rejected: RejectedEvent[] = [];
+  for (const [index, item] of items.entries()) {
     const e = envelopeOf(item);
-    if (!e.ok) return err(`event ${i}: ${e.error}`);
-    envelopes.push(e.value);
+    if (e.ok) envelopes.push({ ...e.value, index });
+    else rejected.push({ index, id: idOf(item), reason: `event ${index}: ${e.error}` });
   }
   const validation = envelopes.find((e) => e.type === SUBSCRIPTION_VALIDATION_EVENT);
   if (validation) {
@@ -118,7 +147,6 @@ export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery>
     });
   }
   const observations: ControlPlaneObservation[] = [];
-  const problems: string[] = [];
   let ignored = 0;
   for (const e of envelopes) {
     const data = MaintenanceData.safeParse(e.data);
@@ -129,9 +157,9 @@ export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery>
     }
     const event = ControlPlaneScheduledEvent.safeParse(data.data.resourceInfo.properties);
     if (!event.success) {
-      problems.push(
-        `${e.id}: ${event.error.issues[0]?.path.join(".")} ${event.error.issues[0]?.message}`,
-      );
+      const issue = event.error.issues[0];
+      const reason = `event ${e.index} (${e.id}): ${issue?.path.join(".")} ${issue?.message}`;
+      rejected.push({ index: e.index, id: e.id, reason });
       continue;
     }
     const at = timeOf(data.data.operationalInfo?.resourceEventTime) ?? timeOf(e.time);
@@ -143,7 +171,15 @@ export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery>
       deliveryId: e.id,
     });
   }
-  return ok({ kind: "events", observations, ignored, problems });
+  rejected.sort((a, b) => a.index - b.index);
+  return ok({ kind: "events", observations, ignored, rejected });
+}
+
+/** The id of an event that did not parse, if it has a plausible one (for the operator's record). */
+function idOf(item: unknown): string | null {
+  if (item === null || typeof item !== "object") return null;
+  const id = (item as Record<string, unknown>).id;
+  return typeof id === "string" && id.length > 0 && id.length <= 256 ? id : null;
 }
 
 function envelopeOf(item: unknown): Result<Envelope> {

@@ -1,3 +1,4 @@
 export * from "./eventGrid";
 export * from "./resourceGraph";
 export * from "./scheduledEvent";
+export * from "./webhookValidation";

@@ -124,8 +124,9 @@ describe("an Event Grid delivery", () => {
     const d = parseEventGridDelivery([aks, broken, gridEvent("Started")]);
     if (!d.ok || d.value.kind !== "events") throw new Error("not events");
     expect(d.value.ignored).toBe(1);
-    expect(d.value.problems).toHaveLength(1);
-    expect(d.value.problems[0]).toContain("Resources");
+    expect(d.value.rejected).toHaveLength(1);
+    expect(d.value.rejected[0]).toMatchObject({ index: 1, id: broken.id });
+    expect(d.value.rejected[0]?.reason).toContain("Resources");
     expect(d.value.observations).toHaveLength(1);
   });
 
@@ -157,14 +158,24 @@ describe("an Event Grid delivery", () => {
     });
   });
 
-  it("refuses, naming what is wrong, an empty delivery, one too large, and an event in neither schema", () => {
+  it("refuses, naming what is wrong, an empty delivery and one larger than Event Grid sends", () => {
     expect(parseEventGridDelivery([])).toMatchObject({ ok: false });
     const many = Array.from({ length: MAX_EVENTS_PER_DELIVERY + 1 }, () => gridEvent("Started"));
     expect(parseEventGridDelivery(many)).toMatchObject({ ok: false });
-    const bad = parseEventGridDelivery([{ hello: "world" }]);
-    expect(bad.ok).toBe(false);
-    if (!bad.ok)
-      expect(bad.error).toMatch(/^event 0: neither an Event Grid nor a CloudEvents 1.0 event/);
+  });
+
+  it("rejects an event in neither schema by itself, naming it, and still returns the others of the delivery", () => {
+    const good = gridEvent("Started");
+    const d = parseEventGridDelivery([{ hello: "world", id: "odd-1" }, good, 42]);
+    if (!d.ok || d.value.kind !== "events") throw new Error("not events");
+    expect(d.value.observations.map((o) => o.deliveryId)).toEqual([good.id]);
+    expect(d.value.rejected.map((r) => [r.index, r.id])).toEqual([
+      [0, "odd-1"],
+      [2, null],
+    ]);
+    expect(d.value.rejected[0]?.reason).toMatch(
+      /^event 0: neither an Event Grid nor a CloudEvents 1.0 event/,
+    );
   });
 });
 
