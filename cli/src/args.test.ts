@@ -32,6 +32,18 @@ describe("quiesce CLI arguments", () => {
     });
   });
 
+  it("sends the operator's credential over plain http only to a loopback coordinator", () => {
+    for (const url of ["http://quiesce.example.com", "http://10.0.0.4:7071"]) {
+      expect(parseArgs(["status", "--url", url], env)).toEqual({
+        ok: false,
+        error: expect.stringMatching(/url: must be https \(plain http only to a loopback address/),
+      });
+      expect(parseArgs(["status"], { ...env, QUIESCE_URL: url }).ok).toBe(false);
+    }
+    for (const url of ["http://localhost:7071", "http://[::1]:7071", "https://q.example.com"])
+      expect(parseArgs(["status", "--url", url], env).ok).toBe(true);
+  });
+
   it("answers --help with the usage, before any other complaint", () => {
     expect(parseArgs(["--help"], {})).toEqual({ ok: true, value: { command: "help" } });
     expect(parseArgs(["status", "--colour", "x", "-h"], {})).toEqual({

@@ -1,5 +1,5 @@
 import { parseArgs as parseArgv } from "node:util";
-import { argProblem, type Result } from "@quiesce/protocol";
+import { argProblem, HttpsOrLoopbackUrl, type Result } from "@quiesce/protocol";
 import { ClusterQuery, type EventState, type Phase, StatusQuery } from "@quiesce/protocol/status";
 import { z } from "zod";
 
@@ -20,13 +20,15 @@ usage:
   quiesce force-gate EVENT_ID --gate NAME --reason TEXT [--ttl-minutes N] [--cluster C]
                                          approve past one failing safety gate (audited)
 options:
-  --url URL     coordinator base URL (or QUIESCE_URL; default http://127.0.0.1:7071)
+  --url URL     coordinator base URL (or QUIESCE_URL; default http://127.0.0.1:7071);
+                https, or http only to a loopback address (the key is sent to it)
   --key KEY     operator key or Entra access token (or QUIESCE_OPERATOR_KEY / QUIESCE_TOKEN)
   --continuation TOKEN  start from a page's continuation (status, cluster)
   --json        print the API's JSON instead of text`;
 
 const common = {
-  url: z.url(),
+  /** It is sent the operator's key or token: https, or http only to a loopback coordinator. */
+  url: HttpsOrLoopbackUrl,
   key: z.string().min(1, "no credential: pass --key or set QUIESCE_OPERATOR_KEY / QUIESCE_TOKEN"),
   json: z.boolean(),
 };

@@ -74,7 +74,7 @@ export function renderEventDetail(d: EventDetail): string {
   const cp = a.controlPlane;
   if (cp?.lastError)
     lines.push(
-      `  control plane  ${cp.attempts} attempt(s)${cp.gaveUp ? ", gave up" : ""}; last: ARM ${cp.lastError.status} ${cp.lastError.code}: ${cp.lastError.message}`,
+      `  control plane  ${cp.attempts} attempt(s)${cp.gaveUp ? ", gave up" : ""}; last: ${cp.lastError.outcome ? `${cp.lastError.outcome}, ` : ""}ARM ${cp.lastError.status} ${cp.lastError.code}: ${cp.lastError.message}`,
     );
   for (const r of d.readiness.filter((x) => x.loadBalancer))
     lines.push(

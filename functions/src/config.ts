@@ -13,6 +13,7 @@ import {
 } from "@quiesce/protocol/policy";
 import { z } from "zod";
 import * as events from "./configEvents";
+import { StorageConnectionString } from "./storageConnection";
 
 /**
  * The coordinator's app settings. These names are exactly the Function app's settings in
@@ -35,12 +36,12 @@ const json = <T extends z.ZodType>(schema: T) =>
 /** A webhook URL: https, or plain http only to a loopback receiver (tests, `npm start`). */
 const webhookUrl = HttpsOrLoopbackUrl;
 
-/** Every setting but the authentication ones. */
+/** Every setting but the authentication ones; a URL given a credential is HttpsOrLoopbackUrl. */
 const common = {
   /** Table Storage connection string (Azurite, or key-based access). */
-  QUIESCE_STORAGE_CONNECTION_STRING: z.string().min(1).optional(),
+  QUIESCE_STORAGE_CONNECTION_STRING: StorageConnectionString.optional(),
   /** Table endpoint reached with the app's managed identity, e.g. https://acct.table.core.windows.net */
-  QUIESCE_TABLE_ENDPOINT: z.url().optional(),
+  QUIESCE_TABLE_ENDPOINT: HttpsOrLoopbackUrl.optional(),
   /** Client id of the app's user-assigned identity (storage, Graph); system-assigned when absent. */
   QUIESCE_STORAGE_CLIENT_ID: z.string().min(1).optional(),
   /** Prefix of the table names (members, events, readiness, history, outbox). */
@@ -49,11 +50,11 @@ const common = {
     .regex(/^[A-Za-z][A-Za-z0-9]{0,40}$/, "letters and digits, starting with a letter")
     .default("quiesce"),
   /** Override of the signing keys URL (defaults to the tenant's published keys). */
-  QUIESCE_ENTRA_JWKS_URL: z.url().optional(),
+  QUIESCE_ENTRA_JWKS_URL: HttpsOrLoopbackUrl.optional(),
   /** Override of accepted issuers, comma-separated (defaults to the tenant's v1 and v2 issuers). */
   QUIESCE_ENTRA_ISSUERS: z.string().min(1).optional(),
   /** Microsoft Graph endpoint used to find the VM behind a relay's managed identity. */
-  QUIESCE_GRAPH_URL: z.url().default("https://graph.microsoft.com"),
+  QUIESCE_GRAPH_URL: HttpsOrLoopbackUrl.default("https://graph.microsoft.com"),
   /** App role a relay's identity must hold. */
   QUIESCE_RELAY_ROLE: z.string().min(1).default("Quiesce.Relay"),
   /** App role for the status API (read). */
@@ -101,7 +102,7 @@ const common = {
    */
   QUIESCE_CONTROL_PLANE: BooleanText.default(false),
   /** Azure Resource Manager endpoint (sovereign clouds: e.g. https://management.usgovcloudapi.net). */
-  QUIESCE_ARM_ENDPOINT: z.url().default("https://management.azure.com"),
+  QUIESCE_ARM_ENDPOINT: HttpsOrLoopbackUrl.default("https://management.azure.com"),
   /**
    * Audience of the app's ARM tokens when it is not the endpoint itself (a proxy in front of
    * ARM, or the fabric simulator's loopback ARM, which expects https://management.azure.com).

@@ -30,8 +30,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Every setting but the authentication ones. */
 const common = {
-  /** Base URL of the coordinator Function app, e.g. https://quiesce-xyz.azurewebsites.net */
-  QUIESCE_COORDINATOR_URL: z.url({ protocol: /^https?$/ }),
+  /**
+   * Base URL of the coordinator Function app, e.g. https://quiesce-xyz.azurewebsites.net. Every
+   * report carries the relay's key or its VM's Entra token: http:// only to a loopback coordinator.
+   */
+  QUIESCE_COORDINATOR_URL: HttpsOrLoopbackUrl,
   /** The cluster (policy unit) this VM belongs to. */
   QUIESCE_CLUSTER: ClusterName,
   /** Shell command run to drain (sh on Linux, PowerShell on Windows). */

@@ -21,7 +21,19 @@ export function renderNode(n: KubeNode, withType = true): Record<string, unknown
     spec: { providerID: n.providerID, ...(n.unschedulable ? { unschedulable: true } : {}) },
     status: {
       conditions: [{ type: "Ready", status: "True", reason: "KubeletReady" }],
-      nodeInfo: { kubeletVersion: "v1.31.0", osImage: "Ubuntu 22.04.5 LTS" },
+      // Every field NodeSystemInfo requires (test/contracts/kubernetes.test.ts holds it to the schema).
+      nodeInfo: {
+        machineID: n.uid.replaceAll("-", ""),
+        systemUUID: n.uid,
+        bootID: n.uid,
+        kernelVersion: "5.15.0-1079-azure",
+        osImage: "Ubuntu 22.04.5 LTS",
+        containerRuntimeVersion: "containerd://1.7.27-1",
+        kubeletVersion: "v1.31.0",
+        kubeProxyVersion: "",
+        operatingSystem: "linux",
+        architecture: "amd64",
+      },
     },
   };
 }

@@ -58,7 +58,8 @@ describe("finding the node", () => {
         annotations: {},
       },
     ];
-    expect(nodeOfVm(nodes, uniform)?.name).toBe("aks-nodepool1-12345678-vmss00000a");
+    const found = nodeOfVm(nodes, uniform);
+    expect(found.ok && found.value?.name).toBe("aks-nodepool1-12345678-vmss00000a");
   });
 });
 

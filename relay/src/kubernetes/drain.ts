@@ -32,7 +32,10 @@ export async function drainNode(
       return { result: "interrupted", detail: "relay stopped while the hook ran", output: "" };
     try {
       if (!node) {
-        node = await c.finder.find();
+        const found = await c.finder.find();
+        // Several nodes of this VM: none is drained, so the VM is never reported drained.
+        if (!found.ok) return { result: "failed", detail: found.error, output: "" };
+        node = found.value;
         if (!node)
           return {
             result: "failed",

@@ -64,7 +64,6 @@ export function kubernetesHooks(
   o: KubernetesHookOptions,
 ): HookRunner {
   let api: Promise<KubernetesApi> | undefined;
-  const finders = new Map<string, NodeFinder>();
   const connect = () => {
     api ??= (o.connect ?? connectKubernetes)({
       apiUrl: apiServerUrl(settings, o.env ?? process.env),
@@ -98,12 +97,9 @@ export function kubernetesHooks(
         ? outcome
         : combine(await base(payload, timeoutMs, signal), outcome);
     }
-    const resourceId = payload.vm.resourceId;
-    const finder = finders.get(resourceId) ?? new NodeFinder(k8s, resourceId);
-    finders.set(resourceId, finder);
     const c = {
       api: k8s,
-      finder,
+      finder: new NodeFinder(k8s, payload.vm.resourceId),
       eventId: payload.event.EventId,
       deadlineMs,
       signal,

@@ -1,4 +1,4 @@
-import type { Clock } from "@quiesce/protocol";
+import type { Clock, Result } from "@quiesce/protocol";
 import type { Logger } from "../log";
 import { KubeRefused, type KubernetesApi } from "./client";
 import type { NodePatch } from "./marks";
@@ -6,31 +6,19 @@ import { nodeOfVm } from "./names";
 import type { NodeInfo } from "./objects";
 
 /**
- * The node under this VM, found once per process by spec.providerID (the list is the only way:
- * the API cannot select nodes by it) and remembered, since a VM's node does not change; and
- * node patches that are re-read and re-decided when the node changed under them (409).
+ * The node under this VM, by spec.providerID. Listed afresh at every lookup (the API cannot select
+ * nodes by it), never remembered by name: a second Node object with the same providerID may have
+ * registered since, and only the whole list can show that the match is still the only one.
  */
 export class NodeFinder {
-  private name: string | undefined;
-
   constructor(
     private readonly api: KubernetesApi,
     private readonly resourceId: string,
   ) {}
 
-  /** The node now, or undefined when no node has this VM's providerID. */
-  async find(): Promise<NodeInfo | undefined> {
-    if (this.name) {
-      try {
-        return await this.api.readNode(this.name);
-      } catch (e) {
-        if (!(e instanceof KubeRefused && e.refusal.code === 404)) throw e;
-        this.name = undefined; // deleted and registered again: look it up afresh
-      }
-    }
-    const node = nodeOfVm(await this.api.listNodes(), this.resourceId);
-    this.name = node?.name;
-    return node;
+  /** The node now; undefined when none has this VM's providerID; an error when several have. */
+  async find(): Promise<Result<NodeInfo | undefined>> {
+    return nodeOfVm(await this.api.listNodes(), this.resourceId);
   }
 }
 

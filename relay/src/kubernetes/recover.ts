@@ -15,7 +15,9 @@ export async function recoverNode(c: KubernetesHookContext): Promise<HookOutcome
     if (c.signal.aborted)
       return { result: "interrupted", detail: "relay stopped while the hook ran", output: "" };
     try {
-      const node = await c.finder.find();
+      const found = await c.finder.find();
+      if (!found.ok) return { result: "failed", detail: found.error, output: "" };
+      const node = found.value;
       if (!node)
         return {
           result: "succeeded",
