@@ -1,8 +1,11 @@
 import {
   attestedContent,
   createRogueCa,
+  issueCertificate,
   issueLeaf,
+  newKeys,
   signAttestedDocument,
+  type TestCert,
   tamperAttestedDocument,
 } from "@quiesce/fabric-simulator";
 import type { VmIdentity } from "@quiesce/protocol/imds";
@@ -47,6 +50,20 @@ const content = (nonce: string, o: { subscriptionId?: string; createdOn?: Date }
     nonce,
     createdOn: o.createdOn ?? new Date(fabric.sim.now().simMs),
   });
+
+/** A certificate for `cn` (SAN metadata.azure.com) issued by `issuer`, a CA or not. */
+async function underIntermediate(issuer: TestCert, cn: string, ca: boolean): Promise<TestCert> {
+  const now = fabric.sim.now().simMs;
+  return issueCertificate({
+    subject: [["CN", cn]],
+    keys: await newKeys(),
+    issuer,
+    notBefore: new Date(now - 86_400_000),
+    notAfter: new Date(now + 30 * 86_400_000),
+    ca,
+    dnsNames: ["metadata.azure.com"],
+  });
+}
 
 /**
  * Issue 19's list of documents that must be refused, each through the real handler under
@@ -142,6 +159,29 @@ describe("attestation: hostile documents are refused, each with its reason", () 
         const rogue = await issueLeaf(pki, { issuer: await createRogueCa() });
         return signAttestedDocument(content(n), rogue, {
           certificates: [pki.leaf.cert, rogue.cert],
+        });
+      },
+    ],
+    [
+      "a metadata.azure.com leaf from a CA below the pathLen:0 intermediate (path length)",
+      /\(chain\): .*path length constraint/,
+      async (n) => {
+        const pki = await fabric.sim.attestation.pki();
+        const subCa = await underIntermediate(pki.intermediate, "Rogue Sub CA", true);
+        const leaf = await underIntermediate(subCa, "metadata.azure.com", false);
+        return signAttestedDocument(content(n), leaf, {
+          certificates: [leaf.cert, subCa.cert, pki.intermediate.cert],
+        });
+      },
+    ],
+    [
+      "a document signed by a CA certificate named metadata.azure.com (signer not an end entity)",
+      /\(chain\): signer .*is a CA, not an end entity/,
+      async (n) => {
+        const pki = await fabric.sim.attestation.pki();
+        const caSigner = await underIntermediate(pki.intermediate, "metadata.azure.com", true);
+        return signAttestedDocument(content(n), caSigner, {
+          certificates: [caSigner.cert, pki.intermediate.cert],
         });
       },
     ],

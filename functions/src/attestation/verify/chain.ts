@@ -1,4 +1,7 @@
 import type { X509Certificate } from "node:crypto";
+import { type CertView, viewOf } from "./certView";
+import { loadLibs } from "./cms";
+import { pathProblem, SERVER_AUTH } from "./rfc5280";
 import {
   AiaUnavailableError,
   describeCert,
@@ -14,7 +17,10 @@ import {
  * child's signature, and which OpenSSL agrees issued it (checkIssued: names, key identifiers,
  * keyCertSign). Several certificates may share a subject (the self-signed Microsoft TLS RSA
  * Root G2 and its copy cross-signed by DigiCert Global Root G2), so every candidate is tried,
- * depth first, until one path ends at a trust root. Intermediates are never pinned: Azure
+ * depth first, until one path ends at a trust root and passes RFC 5280 path validation
+ * (./rfc5280.ts: basic constraints, path length, key usage, name constraints, the signer an end
+ * entity); a path that fails it is given up for the next candidate, as a name-constrained CA
+ * may sit on one path to the root and not on another. Intermediates are never pinned: Azure
  * changes them without notice, so they come from the document, the bundle, a cache or AIA.
  */
 
@@ -31,6 +37,8 @@ export interface ChainInputs {
   intermediates: IntermediateSource;
   /** The document's createdOn: every certificate on the path must be valid then. */
   at: number;
+  /** The extended key usage the signer must allow if it names any (default serverAuth, Azure's). */
+  purpose?: string;
 }
 
 /** The path, signer first and trust root last, or the refusal naming the certificate at fault. */
@@ -53,6 +61,7 @@ class Search {
   private readonly roots: Set<string>;
   private readonly fromSource = new Map<string, X509Certificate[]>();
   private checks = 0;
+  private readonly views = new Map<string, CertView>();
   private deepestOrphan: { depth: number; cert: X509Certificate } | undefined;
 
   constructor(private readonly inputs: ChainInputs) {
@@ -61,7 +70,12 @@ class Search {
 
   async extend(path: X509Certificate[]): Promise<X509Certificate[] | undefined> {
     const cert = path[path.length - 1] as X509Certificate;
-    if (this.roots.has(cert.fingerprint256)) return path;
+    if (this.roots.has(cert.fingerprint256)) {
+      const problem = await this.validate(path);
+      if (!problem) return path;
+      this.note(problem);
+      return undefined;
+    }
     if (path.length >= MAX_DEPTH) {
       this.note(`more than ${MAX_DEPTH} certificates from the signer to ${describeCert(cert)}`);
       return undefined;
@@ -127,6 +141,29 @@ class Search {
     return undefined;
   }
 
+  /** RFC 5280 path validation of a path that reached a trust root; undefined when it passes. */
+  private async validate(path: readonly X509Certificate[]): Promise<string | undefined> {
+    const libs = await loadLibs();
+    const views = path.map((c) => {
+      let view = this.views.get(c.fingerprint256);
+      if (!view) {
+        try {
+          view = viewOf(libs, c);
+        } catch (e) {
+          return `${describeCert(c)} does not parse: ${(e as Error).message}`;
+        }
+        this.views.set(c.fingerprint256, view);
+      }
+      return view;
+    });
+    const unreadable = views.find((v): v is string => typeof v === "string");
+    if (unreadable) return unreadable;
+    return pathProblem(views as CertView[], {
+      at: this.inputs.at,
+      purpose: this.inputs.purpose ?? SERVER_AUTH,
+    });
+  }
+
   private async sourceIssuers(cert: X509Certificate): Promise<readonly X509Certificate[]> {
     const known = this.fromSource.get(cert.fingerprint256);
     if (known) return known;
@@ -163,7 +200,9 @@ export function validityProblem(cert: X509Certificate, at: number): string | und
   const to = Date.parse(cert.validTo);
   if (Number.isNaN(from) || Number.isNaN(to))
     return `${describeCert(cert)} has a validity period that does not parse`;
-  if (at < from || at > to)
+  // Certificates state whole seconds: an instant is in the second it falls in.
+  const second = Math.floor(at / 1000) * 1000;
+  if (second < from || second > to)
     return `${describeCert(cert)} is not valid at ${new Date(at).toISOString()} (valid ${new Date(from).toISOString()} to ${new Date(to).toISOString()})`;
   return undefined;
 }

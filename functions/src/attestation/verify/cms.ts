@@ -51,7 +51,7 @@ let libs: Promise<Libs> | undefined;
  * pkijs and asn1js are loaded on the first verification, not when the app starts: a Function
  * app's cold start pays for every module it loads, and most invocations verify nothing.
  */
-function loadLibs(): Promise<Libs> {
+export function loadLibs(): Promise<Libs> {
   libs ??= import("./libs.js").then(
     ({ pkijs, asn1js }) => ({ pkijs, asn1js }),
     (e: unknown) => {

@@ -12,7 +12,7 @@ export type AttestationRefusalCode =
   | "signer" // not exactly one SignerInfo, or no/ambiguous certificate matching its issuer+serial
   | "signature" // signature does not verify over the content (tampered), or an algorithm we do not accept
   | "san" // signer's SAN not metadata domain of the configured cloud(s)
-  | "chain" // no path to a trust root, a certificate not valid at the document's time, a non-CA issuer
+  | "chain" // no path to a trust root that passes RFC 5280 path validation (./rfc5280.ts) at the document's time
   | "expired" // createdOn older than maxAgeMs before now, or expiresOn more than futureSkewMs before now
   | "future" // createdOn more than futureSkewMs after now
   | "unavailable"; // an intermediate could not be fetched (AIA) right now: NOT the relay's fault, retry later
@@ -83,8 +83,8 @@ export function describeCert(cert: X509Certificate): string {
 }
 
 /** The CN of a subject or issuer (Node's one-attribute-per-line form), else the whole name. */
-export function commonName(name: string): string {
-  const cn = name
+export function commonName(name: string | undefined): string {
+  const cn = (name ?? "")
     .split("\n")
     .find((l) => l.startsWith("CN="))
     ?.slice(3);
@@ -92,7 +92,8 @@ export function commonName(name: string): string {
 }
 
 /** A distinguished name (Node's one-attribute-per-line form) on one line, bounded. */
-export function describeName(name: string): string {
-  const text = name.split("\n").filter(Boolean).join(", ");
+export function describeName(name: string | undefined): string {
+  // Node gives undefined, not "", for an empty name (a hostile certificate's).
+  const text = (name ?? "").split("\n").filter(Boolean).join(", ") || "(empty name)";
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
