@@ -94,6 +94,15 @@ export const firstSight = (now: number, by: string, started: boolean) => ({
   startedAt: started ? now : null,
 });
 
+/**
+ * Whether the record's NotBefore came from a relay's document (the authority once one did);
+ * rows of earlier releases by their rule: a relay's once any relay reported the event.
+ */
+export const relayGaveNotBefore = (e: EventRecord): boolean =>
+  e.notBeforeFrom
+    ? e.notBeforeFrom === "relay"
+    : e.resourcesIncarnation != null && e.notBefore !== null;
+
 /** A new event record, or the stored one updated from this relay's view of it. */
 export function observeEvent(
   stored: EventRecord | undefined,
@@ -120,6 +129,7 @@ export function observeEvent(
       ...applyResourceView(guardOf({ resources: [] }), vmName, incarnation, ev.Resources).guard,
       status: ev.EventStatus,
       notBefore: notBeforeMs(ev),
+      ...(notBeforeMs(ev) !== null ? { notBeforeFrom: "relay" as const } : {}),
       ...firstSight(now, vmName, started),
       leftAt: null,
       ...UNDECIDED,
@@ -128,6 +138,8 @@ export function observeEvent(
   }
   if (stored.leftAt !== null) return stored; // a late document from a slower VM does not revive it
   let e = stored;
+  // The newest incarnation any relay reported before this one (null: only Azure's published view so far).
+  const newest = stored.resourcesIncarnation ?? null;
   // Only a VM's own relay can take it out of Resources (resources.ts, invariant 1).
   const view = applyResourceView(guardOf(e), vmName, incarnation, ev.Resources);
   if (view.changed) e = { ...e, ...view.guard };
@@ -142,8 +154,31 @@ export function observeEvent(
     });
   // EventStatus only moves forward; NotBefore is "" once Started, so keep the announced one.
   if (ev.EventStatus === "Started" && e.status !== "Started") e = { ...e, status: "Started" };
+  // Any document showing it Scheduled, whenever it arrives, says it was announced (published.ts
+  // decides alike for its deliveries): not unannounced, whatever was seen first.
+  if (ev.EventStatus === "Scheduled" && e.firstSeenStarted) {
+    e = { ...e, firstSeenStarted: false };
+    transitions.push({
+      eventKey: key,
+      at: now,
+      from: e.phase,
+      to: e.phase,
+      reason: `${vmName}'s document shows it was announced (Scheduled) before it started`,
+      vm: vmName,
+    });
+  }
+  // A relay's NotBefore stands over a published one; among relays', a document older than the
+  // newest any relay reported does not roll it back. Decided by incarnation, not by the status,
+  // which a published Started may have moved first.
   const nb = notBeforeMs(ev);
-  if (e.status === "Scheduled" && nb !== null && nb !== e.notBefore) e = { ...e, notBefore: nb };
+  if (
+    nb !== null &&
+    (!relayGaveNotBefore(stored) || newest === null || incarnation >= newest) &&
+    (nb !== e.notBefore || e.notBeforeFrom !== "relay")
+  )
+    e = { ...e, notBefore: nb, notBeforeFrom: "relay" };
+  // The id as IMDS spells it (echoed in approve directives), over a published one (lower case).
+  if (newest === null && ev.EventId !== e.eventId) e = { ...e, eventId: ev.EventId };
   const eventSource = ev.EventSource ?? e.eventSource;
   const durationInSeconds = ev.DurationInSeconds ?? e.durationInSeconds;
   const description = ev.Description ?? e.description;

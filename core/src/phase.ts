@@ -86,8 +86,15 @@ export function nextPhase(
         phase: "Started",
         reason: `Started while the approval of ${e.lease.holder} is being confirmed`,
       };
-    if (e.phase === "Unplanned" || e.phase === "ExpiredAtNotBefore")
-      return { phase: e.phase, reason: "" };
+    // Unplanned until a source shows it was announced after all (a late Scheduled delivery or
+    // document): then it was a miss, as if that had come first.
+    if (e.phase === "ExpiredAtNotBefore" || e.phase === "Unplanned")
+      return e.phase === "Unplanned" && !e.firstSeenStarted
+        ? {
+            phase: "ExpiredAtNotBefore",
+            reason: "announced after all, and started before any approval",
+          }
+        : { phase: e.phase, reason: "" };
     return {
       phase: "ExpiredAtNotBefore",
       reason: "Started before any approval (NotBefore reached)",

@@ -1,12 +1,12 @@
 import { withEntry } from "@quiesce/protocol";
-import { eventKey, notBeforeMs } from "@quiesce/protocol/imds";
+import { eventKey } from "@quiesce/protocol/imds";
 import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { Policy } from "@quiesce/protocol/policy";
 import { evaluateAll } from "./evaluate";
 import type { EvaluationInputs } from "./gates";
-import { eventHead, firstSight, UNDECIDED } from "./observe";
-import { PUBLISHED_RANK, type PublishedView } from "./publishedView";
-import { type ClusterState, type EventRecord, memberKey, type Transition } from "./state";
+import { eventHead, firstSight, relayGaveNotBefore, UNDECIDED } from "./observe";
+import { joinHead, joinResources, joinView } from "./publishedJoin";
+import type { ClusterState, EventRecord, Transition } from "./state";
 import type { Decision } from "./types";
 
 /**
@@ -15,12 +15,16 @@ import type { Decision } from "./types";
  * the published view only ever:
  * - adds VMs to `Resources` (never removes one: only a VM's own relay can, resources.ts), and not
  *   one whose own relay already reported it gone;
- * - moves the status forward (Scheduled → Started → Completed | Canceled), so a duplicate or a
- *   late delivery changes nothing;
+ * - moves the status forward (Scheduled → Started → Canceled → Completed: should both terminal
+ *   statuses come, Completed stands), so a duplicate or a late delivery changes nothing;
  * - ends the event when Azure says it is over (`Completed`, `Canceled`): as if it left every
  *   document. Recover hooks still run only when each relay's own document drops it (relays run
  *   them themselves; the coordinator only restores load balancers after their recover);
- * - sets `NotBefore` while no relay has reported the event, from the newest delivery only.
+ * - sets `NotBefore` from the newest Scheduled delivery, whenever it arrives, unless a relay's
+ *   document gave one (IMDS is the fresher source).
+ * Every field is the join of the deliveries so far (publishedJoin.ts): any order and repetition of
+ * the same deliveries stores the same event, and decides "unannounced" alike (no source ever
+ * showed it Scheduled).
  * It never marks a VM drained: readiness rows come from relays and the coordinator's own hooks.
  */
 
@@ -61,56 +65,48 @@ export function applyPublished(
   };
 }
 
-function view(obs: ControlPlaneObservation, now: number): PublishedView {
-  return {
-    status: obs.event.EventStatus,
-    source: obs.source,
-    // As Azure spells it (ARM ids compare without regard to case; the id in `obs.scope` is lower case).
-    scope: `/subscriptions/${obs.scope.subscriptionId}/resourceGroups/${obs.scope.resourceGroup}/providers/Microsoft.Compute/${obs.scope.kind}/${obs.scope.name}`,
-    observedAt: obs.observedAt,
-    receivedAt: now,
-  };
-}
+/** The event's ARM scope as Azure spells it (ARM ids compare without regard to case; `obs.scope.id` is lower case). */
+const scopeOf = (obs: ControlPlaneObservation) =>
+  `/subscriptions/${obs.scope.subscriptionId}/resourceGroups/${obs.scope.resourceGroup}/providers/Microsoft.Compute/${obs.scope.kind}/${obs.scope.name}`;
 
-const uniqueNames = (names: readonly string[]) => {
-  const seen = new Set<string>();
-  return names.filter((n) => !seen.has(memberKey(n)) && seen.add(memberKey(n)));
-};
+/** Statuses that say the event started: `Completed` too, even when `Started` was never delivered. */
+const RAN = new Set(["Started", "Completed"]);
+/** Statuses that say the event was announced: only a scheduled event can be cancelled. */
+const ANNOUNCED = new Set(["Scheduled", "Canceled"]);
 
+/** A new record is the join of the first delivery with an event nobody knew anything of. */
 function createPublished(
   obs: ControlPlaneObservation,
   now: number,
   transitions: Transition[],
 ): EventRecord {
   const ev = obs.event;
-  const key = eventKey(ev.EventId);
-  const ended = ev.EventStatus === "Completed" || ev.EventStatus === "Canceled";
-  const started = ev.EventStatus === "Started";
+  const started = RAN.has(ev.EventStatus);
   const by = SOURCE_NAME[obs.source];
-  const resources = uniqueNames(ev.Resources);
-  transitions.push({
-    eventKey: key,
-    at: now,
-    from: null,
-    to: started ? "Unplanned" : "Observed",
-    reason: `${ev.EventType} ${ev.EventStatus} published by Azure through ${by} for ${resources.join(", ") || "no VM"} (${obs.scope.id}); no relay had reported it`,
-  });
-  return {
+  const unknown: EventRecord = {
     ...eventHead(ev),
     // No relay view yet: the first relay's document (its incarnation) takes over the guard.
-    resources,
+    resources: [],
     resourcesIncarnation: null,
     namedAtIncarnation: [],
     resourcesLeft: [],
     resourceDisputes: [],
-    status: started || ev.EventStatus === "Completed" ? "Started" : "Scheduled",
-    notBefore: ev.EventStatus === "Scheduled" ? notBeforeMs(ev) : null,
+    status: "Scheduled",
+    notBefore: null,
     ...firstSight(now, by, started),
-    leftAt: ended ? now : null,
+    leftAt: null,
     ...UNDECIDED,
     failedApprovers: [],
-    published: view(obs, now),
   };
+  const created = mergePublished(unknown, obs, now, []);
+  transitions.push({
+    eventKey: created.key,
+    at: now,
+    from: null,
+    to: started ? "Unplanned" : "Observed",
+    reason: `${ev.EventType} ${ev.EventStatus} published by Azure through ${by} for ${created.resources.join(", ") || "no VM"} (${obs.scope.id}); no relay had reported it`,
+  });
+  return created;
 }
 
 function mergePublished(
@@ -124,58 +120,55 @@ function mergePublished(
   let e = stored;
   const note = (reason: string) =>
     transitions.push({ eventKey: e.key, at: now, from: e.phase, to: e.phase, reason });
-  // The published view moves only forward; within one status, a later delivery may still bring
-  // a newer NotBefore.
-  const ahead = !e.published || PUBLISHED_RANK[ev.EventStatus] > PUBLISHED_RANK[e.published.status];
-  const newer =
-    ahead ||
-    (obs.observedAt !== null &&
-      e.published?.observedAt != null &&
-      obs.observedAt > e.published.observedAt &&
-      PUBLISHED_RANK[ev.EventStatus] === PUBLISHED_RANK[e.published.status]);
 
-  // Resources: additions only, never a VM whose own relay said it is no longer named.
-  const gone = new Set((e.resourcesLeft ?? []).map((l) => l.vm));
-  const known = new Set(e.resources.map(memberKey));
-  const added = uniqueNames(ev.Resources).filter(
-    (n) => !known.has(memberKey(n)) && !gone.has(memberKey(n)),
-  );
-  if (added.length > 0) {
-    e = { ...e, resources: [...e.resources, ...added] };
-    note(`${added.join(", ")} added to Resources by ${by}`);
-  }
-  // A delivery that arrived late shows the event was announced: it was not unannounced.
-  if (
-    ev.EventStatus === "Scheduled" &&
-    e.firstSeenStarted &&
-    e.resourcesIncarnation == null &&
-    e.approvedAt === null
-  ) {
-    e = { ...e, firstSeenStarted: false, notBefore: notBeforeMs(ev) ?? e.notBefore };
-    if (e.phase === "Unplanned") e = { ...e, phase: "ExpiredAtNotBefore", phaseSince: now };
-    note(`a late ${by} delivery shows it was Scheduled before it started`);
-  }
-  if ((ev.EventStatus === "Started" || ev.EventStatus === "Completed") && e.status !== "Started")
-    e = { ...e, status: "Started" };
-  if (
-    ev.EventStatus === "Scheduled" &&
-    e.status === "Scheduled" &&
-    e.resourcesIncarnation == null &&
-    newer
-  ) {
-    const nb = notBeforeMs(ev);
-    if (nb !== null && nb !== e.notBefore) e = { ...e, notBefore: nb };
-  }
-  if (e.eventSource === null && ev.EventSource) e = { ...e, eventSource: ev.EventSource };
-  if (e.durationInSeconds === null && ev.DurationInSeconds !== undefined)
-    e = { ...e, durationInSeconds: ev.DurationInSeconds };
-  if (e.description === null && ev.Description) e = { ...e, description: ev.Description };
+  const { resources, added } = joinResources(e, ev.Resources);
+  if (resources !== e.resources) e = { ...e, resources };
+  if (added.length > 0) note(`${added.join(", ")} added to Resources by ${by}`);
 
-  const terminal = ev.EventStatus === "Completed" || ev.EventStatus === "Canceled";
-  if (ahead) e = { ...e, published: view(obs, now) };
-  if (terminal && e.leftAt === null && e.published?.status === ev.EventStatus) {
+  const head = joinHead(e, ev);
+  if (
+    head.eventType !== e.eventType ||
+    head.eventSource !== e.eventSource ||
+    head.durationInSeconds !== e.durationInSeconds ||
+    head.description !== e.description
+  )
+    e = { ...e, ...head };
+
+  if (RAN.has(ev.EventStatus) && e.status !== "Started")
+    e = { ...e, status: "Started", startedAt: e.startedAt ?? now };
+  // Unannounced means no source ever showed it Scheduled, whenever that delivery arrives: a late
+  // one turns an Unplanned event into one Azure started at NotBefore (phase.ts).
+  if (ANNOUNCED.has(ev.EventStatus) && e.firstSeenStarted) {
+    e = { ...e, firstSeenStarted: false };
+    note(`a ${by} delivery shows it was announced (${ev.EventStatus}) before it started`);
+  }
+
+  const published = joinView(e.published, obs, scopeOf(obs), now);
+  if (published !== e.published) e = { ...e, published };
+  // NotBefore: a relay's when one reported it (observe.ts), else the newest Scheduled delivery's.
+  const announced = published.scheduled;
+  if (
+    announced &&
+    !relayGaveNotBefore(e) &&
+    (e.notBefore !== announced.notBefore || e.notBeforeFrom !== "published")
+  )
+    e = { ...e, notBefore: announced.notBefore, notBeforeFrom: "published" };
+
+  if ((published.status === "Completed" || published.status === "Canceled") && e.leftAt === null) {
     e = { ...e, leftAt: now };
-    note(`Azure reports it ${ev.EventStatus} through ${by}: it is over for every VM it names`);
+    note(`Azure reports it ${published.status} through ${by}: it is over for every VM it names`);
+  }
+  // Taken for cancelled (a Canceled delivery, or it left every document while Scheduled), but
+  // Azure says it ran: decided again as an event that ran (its recovers are awaited).
+  if (published.status === "Completed" && e.phase === "Cancelled") {
+    transitions.push({
+      eventKey: e.key,
+      at: now,
+      from: e.phase,
+      to: "Recovering",
+      reason: `Azure reports it Completed through ${by}: it ran, it was not cancelled`,
+    });
+    e = { ...e, phase: "Recovering", phaseSince: now, endedAt: null };
   }
   return e;
 }

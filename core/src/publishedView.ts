@@ -1,17 +1,22 @@
 import { z } from "zod";
 
 /**
- * What Azure's control plane last published of an event, off the VM: an Event Grid delivery or a
- * Resource Graph row (preview; docs/control-plane.md). Kept on the event record (state.ts) beside
+ * What Azure's control plane published of an event, off the VM: Event Grid deliveries and
+ * Resource Graph rows (preview; docs/control-plane.md). Kept on the event record (state.ts) beside
  * the relays' views, which it never overrides: it can add VMs to `Resources`, move the status
  * forward and end the event (`Completed`, `Canceled`: states IMDS never shows), but it never
- * removes a VM nor marks one drained (controlPlaneEvents.ts).
+ * removes a VM nor marks one drained (published.ts).
+ *
+ * It is the join of every delivery so far (publishedJoin.ts): whatever their order and
+ * repetition, the same deliveries give the same view.
  */
 export const PUBLISHED_STATUSES = ["Scheduled", "Started", "Completed", "Canceled"] as const;
 export type PublishedStatus = (typeof PUBLISHED_STATUSES)[number];
 
 export const PublishedView = z.object({
+  /** The most advanced status delivered (PUBLISHED_RANK). */
   status: z.enum(PUBLISHED_STATUSES),
+  /** The channel, scope and time of the greatest delivery (publishedJoin.ts, `compareDeliveries`). */
   source: z.enum(["eventGrid", "resourceGraph"]),
   /** The event's ARM scope (availability set, scale set or VM), as Azure spells it: where to acknowledge it. */
   scope: z.string(),
@@ -19,13 +24,24 @@ export const PublishedView = z.object({
   observedAt: z.number().nullable(),
   /** When the coordinator first took this status. */
   receivedAt: z.number(),
+  /**
+   * The newest `Scheduled` delivery (greatest observedAt, then latest NotBefore): the event was
+   * announced, and when it may start. Absent: none delivered, or a row of an earlier release.
+   */
+  scheduled: z
+    .object({ notBefore: z.number().nullable(), observedAt: z.number().nullable() })
+    .optional(),
 });
 export type PublishedView = z.infer<typeof PublishedView>;
 
-/** Statuses only move forward; the two terminal ones rank alike (the first one seen stands). */
+/**
+ * Statuses only move forward. The two terminal ones cannot both be true of one event; should
+ * both be delivered, `Completed` stands, whichever came first: it says the event ran, so every
+ * drained VM's recover is awaited, where `Canceled` would not wait for them.
+ */
 export const PUBLISHED_RANK: Record<PublishedStatus, number> = {
   Scheduled: 0,
   Started: 1,
-  Completed: 2,
   Canceled: 2,
+  Completed: 3,
 };

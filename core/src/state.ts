@@ -172,11 +172,16 @@ export const EventRecord = z.object({
   /** The most advanced EventStatus any relay reported. */
   status: z.enum(["Scheduled", "Started"]),
   notBefore: EpochMs.nullable(),
+  /**
+   * Who gave `notBefore`: a relay's document (the authority once one did) or the newest Scheduled
+   * delivery Azure published (published.ts). Absent in rows of earlier releases (observe.ts).
+   */
+  notBeforeFrom: z.enum(["relay", "published"]).optional(),
   phase: z.enum(PHASES),
   phaseSince: EpochMs,
   firstSeenAt: EpochMs,
   firstSeenBy: z.string(),
-  /** True when the first report of the event already showed it Started (no Scheduled seen). */
+  /** Seen Started (or Completed) and no source ever showed it Scheduled (or Canceled): unannounced. */
   firstSeenStarted: z.boolean(),
   startedAt: EpochMs.nullable(),
   /** When a relay that had the event reported a newer document without it. */

@@ -1,4 +1,7 @@
-import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
+import type {
+  ControlPlaneEventStatus,
+  ControlPlaneObservation,
+} from "@quiesce/protocol/maintenance";
 import {
   drained,
   published,
@@ -187,6 +190,30 @@ describe("events published off the VM", () => {
         published: "Completed",
         resources: ["web-0"],
       });
+  });
+});
+
+describe("the orders issue 29 found diverging (published.property.test.ts proves every order)", () => {
+  const outcome = (statuses: ControlPlaneEventStatus[]) => {
+    const s = new PublishedSim();
+    for (const st of statuses) s.publish(published(st, ["web-0"]), 0);
+    const { notBefore, firstSeenStarted, phase, status, published: view } = s.event(id);
+    return { notBefore, firstSeenStarted, phase, status, published: view?.status };
+  };
+
+  it("keeps the Scheduled delivery's NotBefore whenever it arrives", () => {
+    expect(outcome(["Completed", "Started", "Scheduled"])).toEqual(
+      outcome(["Scheduled", "Started", "Completed"]),
+    );
+    expect(outcome(["Completed", "Started", "Scheduled"]).notBefore).toBe(
+      Date.parse("2022-04-11T22:15:00Z"),
+    );
+    expect(outcome(["Canceled", "Scheduled"])).toEqual(outcome(["Scheduled", "Canceled"]));
+  });
+
+  it("takes an event for unannounced from what was delivered, not from which came first", () => {
+    expect(outcome(["Completed", "Started"])).toEqual(outcome(["Started", "Completed"]));
+    expect(outcome(["Completed", "Started"]).firstSeenStarted).toBe(true);
   });
 });
 
