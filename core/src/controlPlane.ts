@@ -1,5 +1,6 @@
 import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
+import { acknowledgeRefusal } from "./acknowledgeRefusal";
 import { isLiveForEvent } from "./liveness";
 import {
   type ArmFailure,
@@ -144,13 +145,8 @@ export function claimAcknowledge(
   return { state: { ...state, events: withEntry(state.events, key, next) }, transitions: [] };
 }
 
-export type AcknowledgeOutcome =
-  | { ok: true; scope: string }
-  | {
-      ok: false;
-      failure: ArmFailure /** ARM refused for good (4xx but 429): no more attempts. */;
-      permanent: boolean;
-    };
+/** What the acknowledge call came to; a failure's meaning is acknowledgeRefusal's to decide. */
+export type AcknowledgeOutcome = { ok: true; scope: string } | { ok: false; failure: ArmFailure };
 
 /** What ARM answered to the acknowledge call of `attempt`. */
 export function recordAcknowledge(
@@ -177,7 +173,9 @@ export function recordAcknowledge(
     reason = `acknowledged by the control plane through Azure Resource Manager on ${outcome.scope} (rule ${e.approvalRule}, attempt ${attempt})`;
   } else {
     const f = outcome.failure;
-    const last = outcome.permanent || cp.attempts >= policy.controlPlaneApproval.maxAttempts;
+    const refusal = acknowledgeRefusal(f);
+    const max = policy.controlPlaneApproval.maxAttempts;
+    const last = refusal.giveUp || cp.attempts >= max;
     next = {
       ...e,
       lease: null,
@@ -188,7 +186,10 @@ export function recordAcknowledge(
         gaveUp: cp.gaveUp || last,
       },
     };
-    reason = `control plane could not acknowledge (attempt ${attempt}): ARM ${f.status || "request"} ${f.code}: ${f.message}${last ? "; no more attempts for this event" : "; retried at the next sweep"}`;
+    const then = !last
+      ? `retried when the control plane is next elected (attempt ${attempt} of ${max})`
+      : `no more attempts for this event${refusal.giveUp ? "" : ` (${cp.attempts} made)`}: a relay may still approve it, and NotBefore is the backstop`;
+    reason = `control plane could not acknowledge (attempt ${attempt}, ${refusal.kind}): ARM ${f.status || "request"} ${f.code}: ${f.message}. Meaning: ${refusal.meaning}; ${then}`;
   }
   return {
     state: { ...state, events: withEntry(state.events, key, next) },

@@ -1,4 +1,5 @@
 import type { Policy } from "@quiesce/protocol/policy";
+import { acknowledgeRefusal } from "./acknowledgeRefusal";
 import { activeOverride, decideApproval, eventsInFlight, unreadableInFlight } from "./approval";
 import { describeGates, recoversOwed } from "./evaluate";
 import { restoresOwed } from "./loadBalancer";
@@ -94,7 +95,7 @@ function waitingForApprover(e: EventRecord, now: number, policy: Policy, rule: s
   const cp = policy.controlPlaneApproval;
   if (cp.mode !== "fallback") return relay;
   if (e.controlPlane?.gaveUp)
-    return `${relay}; the control plane gave up${e.controlPlane.lastError ? ` (ARM ${e.controlPlane.lastError.code}: ${e.controlPlane.lastError.message})` : ""}`;
+    return `${relay}; the control plane gave up${e.controlPlane.lastError ? ` (ARM ${e.controlPlane.lastError.code}: ${e.controlPlane.lastError.message}; ${acknowledgeRefusal(e.controlPlane.lastError).meaning})` : ""}`;
   const at = e.phaseSince + cp.afterSeconds * 1000;
   return `${relay}; the control plane approves through Azure Resource Manager ${now >= at ? "at the next sweep" : `from ${iso(at)}`} if none does`;
 }

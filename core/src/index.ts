@@ -1,4 +1,5 @@
 export { storedHooks } from "./acknowledge";
+export * from "./acknowledgeRefusal";
 export * from "./agentless";
 export { agentlessIdentity, agentlessVms, isAgentless } from "./agentlessVms";
 export {
@@ -23,6 +24,7 @@ export { isLive, isLiveForEvent, livenessGranularityMs, livenessTimeoutMs } from
 export * from "./loadBalancer";
 export * from "./operator";
 export { applyPublished } from "./published";
+export { applyPublishedBatch } from "./publishedBatch";
 export * from "./publishedView";
 export * from "./report";
 export * from "./resources";

@@ -171,7 +171,6 @@ function simulate(resources: string[], actions: Action[], withLoadBalancer: bool
           : ({
               ok: false,
               failure: { status: 503, code: "ServiceUnavailable", message: "x", at: now },
-              permanent: false,
             } as const);
         state =
           recordAcknowledge(claimed.state, due.eventKey, due.attempt, outcome, now, p)?.state ??

@@ -154,7 +154,7 @@ describe("control-plane approval", () => {
       claimed?.state ?? s.state,
       key,
       1,
-      { ok: false, failure, permanent: true },
+      { ok: false, failure },
       s.now,
       s.p,
     );
@@ -172,6 +172,63 @@ describe("control-plane approval", () => {
     // Relays can still approve it.
     expect(approveIds(s.send(report("vm0", 2, [ev], { hooks: [drained(id)] })))).toEqual([id]);
   });
+
+  /** The control plane's first attempt, claimed and answered with `failure`. */
+  function refusedOnce(s: Sim, status: number, code: string) {
+    readyWithSilentRelays(s);
+    s.tick(31_000);
+    const claimed = claimAcknowledge(s.state, key, 1, s.now);
+    const failure = { status, code, message: "m", at: s.now };
+    const r = recordAcknowledge(
+      claimed?.state ?? s.state,
+      key,
+      1,
+      { ok: false, failure },
+      s.now,
+      s.p,
+    );
+    s.state = r?.state ?? s.state;
+    return r?.transitions[0]?.reason ?? "";
+  }
+
+  it.each([
+    [405, "NotImplemented", "notSupportedInRegion", /region/],
+    [400, "BadRequest", "badRequest", /sending it again cannot help/],
+  ])(
+    "%i %s ends the control plane's attempts at once, saying what it means and that relays and NotBefore remain",
+    (status, code, kind, meaning) => {
+      const s = new Sim(fallback({ maxAttempts: 3 }));
+      const reason = refusedOnce(s, status, code);
+      expect(reason).toContain(kind);
+      expect(reason).toMatch(meaning);
+      expect(reason).toMatch(/no more attempts for this event: a relay may still approve it/);
+      expect(s.event(id).controlPlane).toMatchObject({ attempts: 1, gaveUp: true });
+      expect(s.event(id).lease).toBeNull();
+      s.tick(120_000);
+      expect(s.event(id).lease).toBeNull();
+      expect(explain(s.state, key, s.now, s.p)?.waitingFor).toMatch(meaning);
+      // The single lease is free: a relay that reports is elected.
+      expect(approveIds(s.send(report("vm0", 2, [ev], { hooks: [drained(id)] })))).toEqual([id]);
+    },
+  );
+
+  it.each([
+    [404, "InvalidScheduledEventId"],
+    [207, "InvalidScheduledEventId"],
+    [207, "NotFound"],
+  ])(
+    "%i %s (the RP does not know the event yet) is retried at the next election, within maxAttempts",
+    (status, code) => {
+      const s = new Sim(fallback({ maxAttempts: 2 }));
+      const reason = refusedOnce(s, status, code);
+      expect(reason).toContain("eventNotFound");
+      expect(reason).toMatch(/retried when the control plane is next elected \(attempt 1 of 2\)/);
+      expect(s.event(id).controlPlane).toMatchObject({ attempts: 1, gaveUp: false });
+      expect(s.event(id).approvedAt).toBeNull();
+      s.tick(61_000);
+      expect(s.event(id).lease).toMatchObject({ holder: CONTROL_PLANE, attempt: 2 });
+    },
+  );
 
   it("a lease that runs out unclaimed or unconfirmed counts as an attempt, up to maxAttempts", () => {
     const s = new Sim(fallback({ maxAttempts: 2, leaseSeconds: 90 }));

@@ -1,12 +1,14 @@
 import { delay, parseJsonWith } from "@quiesce/protocol";
 import { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { z } from "zod";
-import type {
-  ArmFaultInput,
-  FireAlertInput,
-  GrantInput,
-  RegisterIdentityInput,
-  RevokeInput,
+import {
+  type ArmFaultInput,
+  type FireAlertInput,
+  type GrantInput,
+  MaintenanceBehaviour,
+  type MaintenanceBehaviourInput,
+  type RegisterIdentityInput,
+  type RevokeInput,
 } from "./arm/commands";
 import type { AdminState } from "./armTopology";
 import {
@@ -137,6 +139,10 @@ export class FabricControlClient {
   injectArmFault = (fault: ArmFaultInput) =>
     this.call(ArmFaultAnswer, "POST", "/arm/faults", fault);
   clearArmFaults = () => this.call(ClearedAnswer, "DELETE", "/arm/faults");
+  /** How the Maintenance RP answers acknowledges: unsupported region, unknown events. */
+  maintenance = () => this.call(MaintenanceBehaviour, "GET", "/arm/maintenance");
+  setMaintenance = (behaviour: MaintenanceBehaviourInput) =>
+    this.call(MaintenanceBehaviour, "PUT", "/arm/maintenance", behaviour);
   roleAssignments = () => this.call(z.array(RoleAssignmentAnswer), "GET", "/arm/roleAssignments");
   grant = (assignment: GrantInput) =>
     this.call(RoleAssignmentAnswer, "POST", "/arm/roleAssignments", assignment);

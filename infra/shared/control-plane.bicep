@@ -7,7 +7,7 @@
 @export()
 @description('Actions of the "Quiesce control plane" custom role.')
 var controlPlaneActions = [
-  // Approve a scheduled event through the Maintenance RP (preview API, 2025-10-01-preview):
+  // Approve a scheduled event through the Maintenance RP (api-version 2025-11-01, GA):
   // POST …/providers/Microsoft.Compute/{virtualMachines|virtualMachineScaleSets|availabilitySets}/{name}
   //      /providers/Microsoft.Maintenance/scheduledevents/{eventId}/acknowledge
   // Listed in Azure's "Azure permissions for Management and governance" (Microsoft.Maintenance)

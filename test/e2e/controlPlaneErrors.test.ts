@@ -10,7 +10,17 @@ import { acknowledgesOf, drainedWhileHeld, releaseHold } from "./support/control
  * 403, 404 and 409 end the control plane's attempts at once; every failure is on the event, with
  * ARM's error code, for status and history. Each case is one standalone VM whose relay is gone.
  */
-const VMS = ["solo-0", "solo-1", "solo-2", "solo-3", "solo-4", "solo-5", "solo-6"];
+const VMS = [
+  "solo-0",
+  "solo-1",
+  "solo-2",
+  "solo-3",
+  "solo-4",
+  "solo-5",
+  "solo-6",
+  "solo-7",
+  "solo-8",
+];
 const topology = { groups: [{ kind: "standalone" as const, vms: VMS }] };
 const policy = {
   maxEventsInFlight: 8,
@@ -27,7 +37,7 @@ describe("control-plane approval: ARM's answers", () => {
   });
 
   /** An event on `vm` made Ready with its relay gone, and the fault armed before the release. */
-  async function readyWithFault(vm: string, fault: ArmFaultInput) {
+  async function readyWithFault(vm: string, fault?: ArmFaultInput) {
     const { c } = e;
     const ev = c.fabric.schedule({
       eventType: "Freeze",
@@ -38,7 +48,8 @@ describe("control-plane approval: ARM's answers", () => {
     });
     await drainedWhileHeld(c, ev.eventId, [vm]);
     await c.stopRelay(vm);
-    c.fabric.arm.injectFault({ ...fault, pathContains: `/scheduledevents/${ev.eventId}` });
+    if (fault)
+      c.fabric.arm.injectFault({ ...fault, pathContains: `/scheduledevents/${ev.eventId}` });
     await releaseHold(c, ev.eventId);
     return ev.eventId;
   }
@@ -46,7 +57,15 @@ describe("control-plane approval: ARM's answers", () => {
   const approvedViaArm = (id: string) =>
     waitFor(
       `${id} started by the control plane`,
-      () => simEvent(e.c.fabric, id).approvedBy === "control-plane",
+      async () => {
+        if (simEvent(e.c.fabric, id).approvedBy === "control-plane") return true;
+        // Thrown, not returned: a timeout then says where the event stood.
+        const d = await e.c.status.event(id, e.c.cluster);
+        const acks = acknowledgesOf(e.c.fabric, id).map((a) => a.status);
+        throw new Error(
+          `${d.phase}: ${d.waitingFor}; acknowledges answered ${acks.join(", ") || "none"}`,
+        );
+      },
       30_000,
     );
 
@@ -91,6 +110,45 @@ describe("control-plane approval: ARM's answers", () => {
     expect(statuses.length).toBeGreaterThan(2); // retried within each attempt
     expect(new Set(statuses)).toEqual(new Set([500]));
     e.c.fabric.arm.clearFaults();
+  });
+
+  it("405 NotImplemented (a region without the feature): given up at once, as notSupportedInRegion", async () => {
+    e.c.fabric.arm.setMaintenance({ supportedInRegion: false });
+    try {
+      const id = await readyWithFault("solo-7");
+      const d = await gaveUp(id);
+      expect(d.approval.controlPlane).toMatchObject({
+        attempts: 1,
+        lastError: { status: 405, code: "NotImplemented", outcome: "notSupportedInRegion" },
+      });
+      expect(d.timeline.map((t) => t.reason).join("\n")).toMatch(/notSupportedInRegion.*region/);
+      expect(d.waitingFor).toMatch(/control plane gave up.*region/);
+      expect(acknowledgesOf(e.c.fabric, id).map((a) => a.status)).toEqual([405]);
+      // Not started by an approval (NotBefore, on the scaled clock, may have come since).
+      expect(simEvent(e.c.fabric, id).approvedBy).toBeUndefined();
+    } finally {
+      e.c.fabric.arm.setMaintenance({});
+    }
+  });
+
+  it("207 InvalidScheduledEventId is not an approval: retried within maxAttempts, then given up", async () => {
+    e.c.fabric.arm.setMaintenance({ knowsEvents: false, unknownEventStatus: 207 });
+    try {
+      const id = await readyWithFault("solo-8");
+      const d = await gaveUp(id);
+      expect(d.approval.approvedBy).toBeNull();
+      expect(d.approval.controlPlane).toMatchObject({
+        attempts: 2,
+        lastError: { status: 207, code: "InvalidScheduledEventId", outcome: "eventNotFound" },
+      });
+      expect(d.timeline.map((t) => t.reason).join("\n")).toMatch(
+        /retried when the control plane is next elected/,
+      );
+      expect(acknowledgesOf(e.c.fabric, id).map((a) => a.status)).toEqual([207, 207]);
+      expect(simEvent(e.c.fabric, id).approvedBy).toBeUndefined();
+    } finally {
+      e.c.fabric.arm.setMaintenance({});
+    }
   });
 
   it.each([

@@ -107,8 +107,10 @@ describe("acknowledge", () => {
   it("answers 404 for an id not in the scope, for an unknown scope, and 409 for a Started event", async () => {
     sim.schedule({ eventId: EVENT, eventType: "Reboot", group: "avset-web" });
     const wrongScope = await ack("availabilitySets", "avset-db", EVENT);
-    expect(wrongScope.status).toBe(404);
-    expect(wrongScope.body.error).toMatchObject({ code: "NotFound" });
+    expect(wrongScope).toEqual({
+      status: 404,
+      body: { Error: { Code: "InvalidScheduledEventId", Message: "Scheduled event not found" } },
+    });
     const noScope = await ack("availabilitySets", "avset-nope", EVENT);
     expect(noScope.status).toBe(404);
     expect(noScope.body.error).toMatchObject({ code: "ResourceNotFound" });

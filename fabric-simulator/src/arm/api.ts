@@ -4,6 +4,8 @@ import type {
   ArmFaultInput,
   FireAlertInput,
   GrantInput,
+  MaintenanceBehaviour,
+  MaintenanceBehaviourInput,
   RegisterIdentityInput,
   RevokeInput,
 } from "./commands";
@@ -38,6 +40,9 @@ export interface ArmApi {
    * real time); every caller starts a fresh window.
    */
   setResourceGraphQuota(quota: ResourceGraphQuotaInput): ResourceGraphQuotaConfig;
+  /** How the Maintenance RP answers acknowledges until the next reset (fields left out: defaults). */
+  setMaintenance(behaviour: MaintenanceBehaviourInput): MaintenanceBehaviour;
+  maintenance(): MaintenanceBehaviour;
 }
 
 export function armApi(arm: ArmEngine, url: string): ArmApi {
@@ -54,6 +59,8 @@ export function armApi(arm: ArmEngine, url: string): ArmApi {
     registerIdentity: (identity) => unwrap(arm.identity.register(identity)),
     identities: () => arm.identity.list(),
     setResourceGraphQuota: (quota) => unwrap(arm.setResourceGraphQuota(quota)),
+    setMaintenance: (behaviour) => unwrap(arm.setMaintenance(behaviour)),
+    maintenance: () => arm.maintenance(),
   };
 }
 

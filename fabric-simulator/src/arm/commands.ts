@@ -77,3 +77,17 @@ export const FireAlert = z.strictObject({
 export type FireAlertInput = z.input<typeof FireAlert>;
 
 export const ResolveAlert = z.strictObject({ rule: Name });
+
+/**
+ * How the Maintenance RP answers acknowledges (test/contracts/fixtures/arm-acknowledge): in a
+ * region where it does not acknowledge (405 NotImplemented), not knowing any event (its copy
+ * lags IMDS's: every id is InvalidScheduledEventId), and whether an unknown id on the single
+ * acknowledge answers 404 or 207 (both are in the Azure CLI's response tests).
+ */
+export const MaintenanceBehaviour = z.strictObject({
+  supportedInRegion: z.boolean().default(true),
+  knowsEvents: z.boolean().default(true),
+  unknownEventStatus: z.literal([404, 207]).default(404),
+});
+export type MaintenanceBehaviour = z.infer<typeof MaintenanceBehaviour>;
+export type MaintenanceBehaviourInput = z.input<typeof MaintenanceBehaviour>;

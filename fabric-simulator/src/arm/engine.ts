@@ -4,7 +4,14 @@ import type { FabricEngine } from "../engine";
 import type { Instant } from "../model/types";
 import type { Topology } from "../topology";
 import { fireAlert, resolveAlert } from "./alerts";
-import { FireAlert, Grant, InjectArmFault, ResolveAlert, Revoke } from "./commands";
+import {
+  FireAlert,
+  Grant,
+  InjectArmFault,
+  MaintenanceBehaviour,
+  ResolveAlert,
+  Revoke,
+} from "./commands";
 import { injectFault, takeFault } from "./faults";
 import type { IdentityRegistry } from "./identity";
 import { resourceGroupId } from "./ids";
@@ -186,6 +193,20 @@ export class ArmEngine {
 
   alerts(): readonly AlertInstance[] {
     return this.world().alerts;
+  }
+
+  // The Maintenance RP's answers.
+
+  /** Replaces the whole behaviour (fields left out take their defaults). */
+  setMaintenance(input: unknown): ControlResult<MaintenanceBehaviour> {
+    const p = parseCommand(MaintenanceBehaviour, input);
+    if (!p.ok) return p;
+    this.update((w) => ({ ...w, maintenance: p.value }));
+    return { ok: true, value: p.value };
+  }
+
+  maintenance(): MaintenanceBehaviour {
+    return this.world().maintenance;
   }
 
   // Resource Graph's query quota (real time: Azure's windows do not follow the simulated clock).

@@ -1,5 +1,6 @@
 import type { AdminState } from "../armTopology";
 import type { Instant } from "../model/types";
+import type { MaintenanceBehaviour } from "./commands";
 import type { ResourceGraphQuotaState } from "./resourceGraphQuota";
 
 /**
@@ -106,6 +107,8 @@ export interface ArmWorld {
   readonly alerts: readonly AlertInstance[];
   /** Resource Graph's per-caller query quota: its configuration and each caller's window. */
   readonly resourceGraph: ResourceGraphQuotaState;
+  /** How the Maintenance RP answers acknowledges (control API `PUT /arm/maintenance`). */
+  readonly maintenance: MaintenanceBehaviour;
 }
 
 export const poolKey = (lb: string, pool: string) => `${lb.toLowerCase()}/${pool.toLowerCase()}`;

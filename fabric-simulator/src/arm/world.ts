@@ -1,6 +1,7 @@
 import type { AdminState, LoadBalancerSpec } from "../armTopology";
 import type { FabricState } from "../model/types";
 import { stableUuid, type Topology, type VmRecord } from "../topology";
+import { MaintenanceBehaviour } from "./commands";
 import { resourceGroupId, subscriptionId } from "./ids";
 import { initialQuota } from "./resourceGraphQuota";
 import { type ArmWorld, type PoolState, poolKey, type RoleAssignment } from "./types";
@@ -86,5 +87,6 @@ export function createWorld(
     traffic,
     alerts: [],
     resourceGraph: initialQuota(),
+    maintenance: MaintenanceBehaviour.parse({}),
   };
 }

@@ -37,6 +37,12 @@ export const armRoutes: Route[] = [
     pattern: /^\/arm\/faults$/,
     run: ({ arm }) => okValue({ cleared: arm.clearFaults() }),
   },
+  { method: "GET", pattern: /^\/arm\/maintenance$/, run: ({ arm }) => okValue(arm.maintenance()) },
+  {
+    method: "PUT",
+    pattern: /^\/arm\/maintenance$/,
+    run: async ({ arm, body }) => arm.setMaintenance(await body()),
+  },
   {
     method: "GET",
     pattern: /^\/arm\/roleAssignments$/,

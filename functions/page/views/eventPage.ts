@@ -51,7 +51,7 @@ export function eventPage(e: EventDetail, now: number, ops: OperatorUi): HTMLEle
   if (cp?.lastError)
     facts.push([
       "Control plane",
-      `${cp.attempts} attempt(s)${cp.gaveUp ? ", gave up" : ""}: ARM ${cp.lastError.status} ${cp.lastError.code}`,
+      `${cp.attempts} attempt(s)${cp.gaveUp ? ", gave up" : ""}: ${cp.lastError.outcome ? `${cp.lastError.outcome}, ` : ""}ARM ${cp.lastError.status} ${cp.lastError.code}`,
     ]);
   const lb = e.readiness.some((r) => r.loadBalancer);
   return h(

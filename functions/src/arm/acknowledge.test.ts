@@ -23,16 +23,16 @@ describe("acknowledging a scheduled event", () => {
   const eventId = "602D9444-D2CD-49C7-8624-8643E7171297";
   const path = `${RG}/availabilitySets/avset%20web/providers/Microsoft.Maintenance/scheduledevents/${eventId}/acknowledge`;
 
-  it("POSTs to the scope's Maintenance acknowledge route with 2025-10-01-preview and no body", async () => {
+  it("POSTs to the scope's Maintenance acknowledge route with the GA 2025-11-01 and no body", async () => {
     stub.on("POST", path, { status: 200, body: { value: "Successfully Approved" } });
     const r = await acknowledgeScheduledEvent(arm, scope, eventId);
     expect(r).toEqual({
       ok: true,
-      value: { status: 200, body: { value: "Successfully Approved" }, attempts: 1 },
+      value: { status: 200, value: "Successfully Approved", attempts: 1 },
     });
     const [sent] = stub.requests;
     expect(sent?.path).toBe(path);
-    expect(sent?.query).toEqual({ "api-version": "2025-10-01-preview" });
+    expect(sent?.query).toEqual({ "api-version": "2025-11-01" });
     expect(sent?.body).toBe("");
     expect(sent?.headers["content-length"]).toBe("0");
   });

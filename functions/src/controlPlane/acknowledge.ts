@@ -9,7 +9,7 @@ import {
 import type { Policy } from "@quiesce/protocol/policy";
 import type { ControlPlaneDeps } from "./deps";
 import { mutate } from "./mutate";
-import { type ControlPlanePorts, isPermanent } from "./ports";
+import type { ControlPlanePorts } from "./ports";
 
 export interface AcknowledgeSummary {
   acknowledged: number;
@@ -67,11 +67,7 @@ export async function runDueAcknowledges(
         due.attempt,
         outcome.ok
           ? { ok: true, scope: outcome.value.scope }
-          : {
-              ok: false,
-              failure: { ...outcome.error, at: now },
-              permanent: isPermanent(outcome.error),
-            },
+          : { ok: false, failure: { ...outcome.error, at: now } },
         now,
         policy,
       ),

@@ -53,9 +53,5 @@ export type HttpProbe = (
   gate: Extract<Gate, { kind: "http" }>,
 ) => Promise<{ pass: boolean; detail: string }>;
 
-/** ARM refused for good: a retry of the same call cannot succeed (429, 5xx and no answer can). */
-export const isPermanent = (p: ArmProblem): boolean =>
-  p.status >= 400 && p.status < 500 && p.status !== 429 && p.status !== 408;
-
 export const describeProblem = (p: ArmProblem): string =>
   `ARM ${p.status || "request"} ${p.code}: ${p.message}`;

@@ -1,5 +1,5 @@
 import type { ClusterState, EventRecord, Member } from "@quiesce/core";
-import { explain, isEnded, isLive, startedFirstCause } from "@quiesce/core";
+import { acknowledgeRefusal, explain, isEnded, isLive, startedFirstCause } from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
 import type {
   AttestationView,
@@ -115,7 +115,11 @@ export function eventView(
             attempts: e.controlPlane.attempts,
             gaveUp: e.controlPlane.gaveUp,
             lastError: e.controlPlane.lastError
-              ? { ...e.controlPlane.lastError, at: isoTime(e.controlPlane.lastError.at) }
+              ? {
+                  ...e.controlPlane.lastError,
+                  at: isoTime(e.controlPlane.lastError.at),
+                  outcome: acknowledgeRefusal(e.controlPlane.lastError).kind,
+                }
               : null,
           }
         : null,

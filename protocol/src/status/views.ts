@@ -73,7 +73,14 @@ export const EventView = z.object({
         attempts: z.number(),
         gaveUp: z.boolean(),
         lastError: z
-          .object({ status: z.number(), code: z.string(), message: z.string(), at: Time })
+          .object({
+            status: z.number(),
+            code: z.string(),
+            message: z.string(),
+            at: Time,
+            /** What the answer means (core acknowledgeRefusal: eventNotFound, notSupportedInRegion, ...). */
+            outcome: z.string().nullable().default(null),
+          })
           .nullable(),
       })
       .nullable()

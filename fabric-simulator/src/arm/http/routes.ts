@@ -56,10 +56,14 @@ const MAINTENANCE = [
 const COMPUTE_VERSIONS = ["2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01", "2025-04-01"];
 /** Network versions with backend-address admin state. */
 const NETWORK_VERSIONS = ["2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01"];
-/** The Maintenance RP's previews with acknowledge (main.tsp; 2026-02-01-preview from Azure/aaz). */
+/**
+ * The Maintenance RP's api-versions with acknowledge (azure-rest-api-specs: the previews and the
+ * GA 2025-11-01; docs/control-plane.md "Which api-version").
+ */
 const ACK_VERSIONS = [
   "2023-10-01-preview",
   "2025-10-01-preview",
+  "2025-11-01",
   "2026-02-01-preview",
   "2026-06-01-preview",
 ];
@@ -124,7 +128,7 @@ export const ROUTES: readonly ArmRoute[] = [
     // The list form is new in 2025-10-01-preview.
     template: MAINTENANCE,
     type: "scheduledevents",
-    apiVersions: ACK_VERSIONS.filter((v) => v >= "2025-10-01-preview"),
+    apiVersions: ACK_VERSIONS.filter((v) => v !== "2023-10-01-preview"),
     accepts: isScopeType,
     operations: { POST: { action: ACK_ACTION, handle: acknowledgeList } },
   },

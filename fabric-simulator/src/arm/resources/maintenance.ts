@@ -62,22 +62,39 @@ function resolveScope(call: ArmCall): Scope {
 
 const APPROVED = { value: "Successfully Approved" };
 
-/** Per event, what a refusal says (codes as Azure PowerShell's multi-status fixtures show them). */
-function refusal(eventId: string, outcome: StartRequestOutcome, scope: string) {
+/*
+ * The RP's refusals as its clients' tests and docs show them (test/contracts/fixtures/
+ * arm-acknowledge/SOURCES.md): the single acknowledge's in Pascal case, as Approve-AzScheduledEvent's
+ * help and the Azure CLI's response tests print them; the list form's in camel case.
+ */
+const NOT_FOUND = "Scheduled event not found";
+const BAD_REQUEST =
+  "Invalid resource type or parameters. The valid ResourceParentTypes are virtualMachines, virtualMachineScaleSets and availabilitySets. ScheduledEventId has to be GUID.";
+const notSupportedInRegion = () =>
+  armError(
+    405,
+    "NotImplemented",
+    "This operation is not supported in the region of resource provided. Please check documentation for further details.",
+  );
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Per event, what a refusal says (codes as the CLI's and Azure PowerShell's multi-status fixtures show them). */
+function refusal(eventId: string, outcome: StartRequestOutcome) {
   return outcome === "alreadyStarted"
     ? { target: eventId, code: "Conflict", message: "The event cannot be acknowledged." }
     : outcome === "unknown"
-      ? {
-          target: eventId,
-          code: "NotFound",
-          message: `The scheduled event '${eventId}' was not found for resource '${scope}'.`,
-        }
+      ? { target: eventId, code: "NotFound", message: NOT_FOUND }
       : undefined;
 }
 
 function acknowledge(call: ArmCall, eventIds: string[]) {
+  const behaviour = call.arm.maintenance();
+  if (!behaviour.supportedInRegion) return notSupportedInRegion();
+  if (eventIds.some((id) => !GUID.test(id))) return armError(400, "BadRequest", BAD_REQUEST);
   const scope = resolveScope(call);
   if ("status" in scope) return scope;
+  // An RP whose copy lags IMDS knows none of the events: nothing is approved.
+  if (!behaviour.knowsEvents) return eventIds.map((id) => refusal(id, "unknown"));
   const r = call.arm.fabric.acknowledge({
     groups: scope.groups,
     eventIds,
@@ -85,28 +102,37 @@ function acknowledge(call: ArmCall, eventIds: string[]) {
     principalId: call.principalId,
   });
   if (!r.ok) return armError(r.error.status, "BadRequest", r.error.message);
-  return r.value.map((o) => refusal(o.eventId, o.outcome, scope.id));
+  return r.value.map((o) => refusal(o.eventId, o.outcome));
 }
 
 /**
- * 200 once the event may proceed; 404 NotFound for an id that is not a Scheduled or Started event
- * of the scope; 409 Conflict for an event already Started (Azure's answer to that is not known:
- * the status is the simulator's choice, the code and wording follow the list form's fixtures).
+ * 200 once the event may proceed; for an id that is not a Scheduled or Started event of the
+ * scope, 404 InvalidScheduledEventId (or 207 with the error body, as the CLI's tests also model);
+ * 409 Conflict for an event already Started (Azure's answer to that is not known: the status is
+ * the simulator's choice, the code and wording follow the list form's fixtures).
  */
 export function acknowledgeOne(call: ArmCall): ArmAnswer {
-  const r = acknowledge(call, [call.params.eventId as string]);
+  const eventId = call.params.eventId as string;
+  const r = acknowledge(call, [eventId]);
   if (!Array.isArray(r)) return r;
   const refused = r[0];
   if (!refused) return ok(APPROVED);
-  return armError(refused.code === "Conflict" ? 409 : 404, refused.code, refused.message);
+  if (refused.code === "Conflict") return armError(409, refused.code, refused.message);
+  const status = call.arm.maintenance().unknownEventStatus;
+  return status === 207
+    ? {
+        status,
+        body: { Error: { Code: "InvalidScheduledEventId", Details: [{ Target: eventId }] } },
+      }
+    : { status, body: { Error: { Code: "InvalidScheduledEventId", Message: NOT_FOUND } } };
 }
 
 const ListBody = z.object({ value: z.array(z.string().min(1).max(128)).min(1).max(100) });
 
 /**
- * All acknowledged: 200. Otherwise 207 with the `ScheduledEventsListAcknowledgeError` body, one
- * detail per refused id (the shape Azure PowerShell's tests model; the ids that could proceed
- * did).
+ * All acknowledged: 200. None known: 404 InvalidScheduledEventId. Otherwise 207 with the
+ * `ScheduledEventsListAcknowledgeError` body, one detail per refused id (the ids that could
+ * proceed did).
  */
 export async function acknowledgeList(call: ArmCall): Promise<ArmAnswer> {
   const body = await call.body();
@@ -117,6 +143,8 @@ export async function acknowledgeList(call: ArmCall): Promise<ArmAnswer> {
   if (!Array.isArray(r)) return r;
   const details = r.filter((d) => d !== undefined);
   if (details.length === 0) return ok(APPROVED);
+  if (details.length === r.length && details.every((d) => d.code === "NotFound"))
+    return armError(404, "InvalidScheduledEventId", NOT_FOUND);
   return {
     status: 207,
     body: {
