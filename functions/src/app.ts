@@ -1,4 +1,5 @@
 import { app, type HttpRequest, type InvocationContext, type Timer } from "@azure/functions";
+import { redact } from "@quiesce/protocol";
 import { loadCoordinatorSettings } from "./config";
 import { type Coordinator, createCoordinator } from "./coordinator";
 import { ROUTES } from "./routes";
@@ -24,6 +25,11 @@ const get = (): Promise<Coordinator> => {
     .then(() => createCoordinator(loadCoordinatorSettings()))
     .catch((e: unknown) => {
       coordinator = undefined; // retry on the next invocation (e.g. storage not reachable yet)
+      // The host logs what is thrown: a storage error may name a SAS (docs/security.md).
+      if (e instanceof Error) {
+        e.message = redact(e.message);
+        if (e.stack) e.stack = redact(e.stack);
+      }
       throw e;
     });
   return coordinator;

@@ -1,6 +1,6 @@
 import type { TokenCredential } from "@azure/identity";
 import { type Meter, metrics } from "@opentelemetry/api";
-import { type Clock, systemClock } from "@quiesce/protocol";
+import { type Clock, redact, systemClock } from "@quiesce/protocol";
 import { callHook, createArmClient, createPooledAgent, probeHttp } from "./arm";
 import { type Attestor, createAttestor } from "./attestation";
 import {
@@ -16,6 +16,7 @@ import { DEFAULT_BACKOFF } from "./notify/backoff";
 import { Notifier } from "./notify/notifier";
 import { Outbox } from "./notify/outbox";
 import { Sinks } from "./notify/sinks";
+import { registerSettingSecrets } from "./secrets";
 import type { RetryOptions } from "./store";
 import { lazyCredential, openAttestationTable, openOutboxTable, openStore } from "./store";
 import { Telemetry } from "./telemetry/metrics";
@@ -47,6 +48,7 @@ export async function createCoordinator(
     credential?: TokenCredential;
   } = {},
 ): Promise<Coordinator> {
+  registerSettingSecrets(settings);
   const telemetry = new Telemetry(opts.meter ?? metrics.getMeter(METER_NAME));
   const clock = opts.clock ?? systemClock;
   const store = openStore(settings, clock, telemetry.table);
@@ -78,7 +80,7 @@ export async function createCoordinator(
     clock,
     backoff: { ...DEFAULT_BACKOFF, deadlineMs: settings.QUIESCE_NOTIFY_DEADLINE_MINUTES * 60_000 },
     ...(opts.random ? { random: opts.random } : {}),
-    log: (level, message) => console[level](message),
+    log: (level, message) => console[level](redact(message)),
   });
   const credential = opts.credential ?? managedIdentity(settings);
   const arm = settings.QUIESCE_CONTROL_PLANE

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { redact } from "@quiesce/protocol";
 import { type CliArgs, parseCliArgs } from "./cliArgs";
 import {
   mergeSettingSources,
@@ -72,7 +73,7 @@ async function main(): Promise<number> {
     settings = settingsFrom(args, process.env);
   } catch (e) {
     process.stderr.write(
-      `quiesce-relay: ${e instanceof SettingsError ? e.message : errorText(e)}\n`,
+      redact(`quiesce-relay: ${e instanceof SettingsError ? e.message : errorText(e)}\n`),
     );
     return 2;
   }
@@ -109,7 +110,7 @@ if (require.main === module) {
   main().then(
     (code) => process.exit(code),
     (e) => {
-      process.stderr.write(`quiesce-relay: fatal: ${errorText(e)}\n`);
+      process.stderr.write(redact(`quiesce-relay: fatal: ${errorText(e)}\n`));
       process.exit(1);
     },
   );

@@ -1,8 +1,10 @@
+import { redact, redactDeep } from "@quiesce/protocol";
 import type { LogLevel } from "./config";
 
 /**
  * Structured JSON logs, one line per record, to stdout: journald (Linux) and the Windows
- * start-up task's wrapper (which appends them to a log file) pick them up as they are. Callers never pass secrets (the key is redacted at start).
+ * start-up task's wrapper (which appends them to a log file) pick them up as they are. Every line
+ * is redacted (@quiesce/protocol's redact): error texts carry what servers and hooks wrote.
  */
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -22,11 +24,19 @@ export function jsonLogger(
   const min = RANK[level];
   const emit = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
     if (RANK[lvl] < min) return;
-    write(
-      `${JSON.stringify({ time: new Date(now()).toISOString(), level: lvl, msg, ...base, ...fields })}\n`,
-    );
+    const record = { level: lvl, msg: redact(msg), ...base, ...redactDeep(fields) };
+    write(`${JSON.stringify({ time: new Date(now()).toISOString(), ...record })}\n`);
   };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+}
+
+/** Any logger, redacted: what the relay's loops log passes through this whatever the sink. */
+export function redactingLogger(l: Logger): Logger {
+  const wrap =
+    (f: Logger["info"]) =>
+    (msg: string, fields?: Record<string, unknown>): void =>
+      f(redact(msg), fields && redactDeep(fields));
+  return { debug: wrap(l.debug), info: wrap(l.info), warn: wrap(l.warn), error: wrap(l.error) };
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

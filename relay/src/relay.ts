@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Clock, systemClock } from "@quiesce/protocol";
+import { addSecrets, type Clock, systemClock } from "@quiesce/protocol";
 import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/protocol/imds";
 import type { RelaySettings } from "./config";
 import { type TokenSource, tokenSource } from "./coordinator/auth";
@@ -8,7 +8,7 @@ import { markInterrupted } from "./decisions/reconcile";
 import type { RelayState } from "./decisions/state";
 import { type HookRunner, hookRunner } from "./hooks/runner";
 import { ImdsClient, type ImdsClientOptions } from "./imds/client";
-import { errorText, jsonLogger, type Logger } from "./log";
+import { errorText, jsonLogger, type Logger, redactingLogger } from "./log";
 import { Approver } from "./shell/approver";
 import { Attester } from "./shell/attester";
 import { RelayContext } from "./shell/context";
@@ -64,7 +64,10 @@ export async function startRelay(
   settings: RelaySettings,
   opts: RelayOptions = {},
 ): Promise<RelayHandle> {
-  const log = opts.logger ?? jsonLogger(settings.QUIESCE_LOG_LEVEL);
+  // Secrets never leave (docs/security.md): the key is known from here on, and every log line,
+  // whichever logger takes it, is redacted.
+  if (settings.QUIESCE_AUTH_MODE === "sharedKey") addSecrets([settings.QUIESCE_RELAY_KEY]);
+  const log = redactingLogger(opts.logger ?? jsonLogger(settings.QUIESCE_LOG_LEVEL));
   const clock = opts.clock ?? systemClock;
   const bootId = randomUUID();
 

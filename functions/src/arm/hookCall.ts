@@ -1,3 +1,4 @@
+import { redact } from "@quiesce/protocol";
 import type { AgentlessHook } from "@quiesce/protocol/policy";
 import type { HttpDispatcher } from "../net/undici";
 import { send } from "./send";
@@ -47,10 +48,11 @@ export async function callHook(
       detail:
         sent.error.kind === "timeout"
           ? `${shown} timed out after ${hook.timeoutSeconds} s`
-          : `${shown} failed: ${sent.error.message}`,
+          : redact(`${shown} failed: ${sent.error.message}`),
     };
   const { status, text } = sent.value;
   const tail = text.trim().split("\n").at(-1)?.slice(0, 200) ?? "";
-  const detail = `${shown}: HTTP ${status}${tail ? `: ${tail}` : ""}`;
+  // The answer's last line is the hook's text: it may echo a header or a key (docs/security.md).
+  const detail = redact(`${shown}: HTTP ${status}${tail ? `: ${tail}` : ""}`);
   return { result: status >= 200 && status <= 299 ? "succeeded" : "failed", detail };
 }

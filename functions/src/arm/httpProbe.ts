@@ -1,3 +1,4 @@
+import { redact } from "@quiesce/protocol";
 import type { HttpDispatcher } from "../net/undici";
 import { send } from "./send";
 import { type ArmCredential, bearerHeader } from "./token";
@@ -49,7 +50,7 @@ export async function probeHttp(
       detail:
         sent.error.kind === "timeout"
           ? `${shown} timed out after ${probe.timeoutMs / 1000} s`
-          : `${shown} failed: ${sent.error.message}`,
+          : redact(`${shown} failed: ${sent.error.message}`),
     };
   const status = sent.value.status;
   return status === probe.expectStatus

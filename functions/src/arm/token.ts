@@ -1,4 +1,4 @@
-import type { Clock } from "@quiesce/protocol";
+import { type Clock, rememberSecret } from "@quiesce/protocol";
 
 /**
  * Structurally @azure/identity's TokenCredential, so the host passes its own credential
@@ -39,6 +39,7 @@ export function tokenSource(credential: ArmCredential, scope: string, clock: Clo
       asking = pending;
     }
     held = (await asking) ?? undefined;
+    if (held) rememberSecret(`token ${scope}`, held.token);
     return held?.token;
   };
 }
@@ -53,6 +54,8 @@ export async function bearerHeader(
 ): Promise<{ ok: true; value: Record<string, string> } | { ok: false; error: string }> {
   try {
     const token = (await credential?.getToken(scope))?.token;
+    // Known from now on: a hook or gate that echoes it back cannot show it (docs/security.md).
+    if (token) rememberSecret(`token ${scope}`, token);
     return token
       ? { ok: true, value: { authorization: `Bearer ${token}` } }
       : { ok: false, error: `no token for ${scope}` };

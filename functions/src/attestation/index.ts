@@ -1,3 +1,4 @@
+import { redact, redactDeep } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { ArmClient } from "../arm";
 import type { CoordinatorSettings } from "../config";
@@ -90,7 +91,7 @@ export function createAttestor(
     dispatcher: io.dispatcher,
     // Fetches are news once per URL and instance; failures are what an operator looks for.
     log: (msg: string, fields: object) =>
-      (/fail/.test(msg) ? console.warn : console.info)(msg, fields),
+      (/fail/.test(msg) ? console.warn : console.info)(redact(msg), redactDeep(fields)),
   });
   const sanDomains = settings.QUIESCE_ATTESTATION_SAN_DOMAINS
     ? list(settings.QUIESCE_ATTESTATION_SAN_DOMAINS)

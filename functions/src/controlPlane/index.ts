@@ -1,4 +1,5 @@
 import type { ClusterState, EvaluationInputs } from "@quiesce/core";
+import { redact } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import { type AcknowledgeSummary, runDueAcknowledges } from "./acknowledge";
 import { type HookCaller, startDueAgentlessHooks } from "./agentless";
@@ -63,7 +64,10 @@ export class ControlPlane {
     if (!ports) return;
     this.track(
       (async () => {
-        const { state } = await this.deps.store.loadEvents(cluster, eventKeys);
+        // Their rows alone, not the cluster's events partition (every event kept for retention).
+        const { state } = await this.deps.store.loadEvents(cluster, eventKeys, [], {
+          onlyTheseEvents: true,
+        });
         const keys = new Set(eventKeys);
         await runDueAcknowledges(this.deps, ports, state, policy);
         this.startAgentless(state, policy, keys);
@@ -109,7 +113,7 @@ export class ControlPlane {
   private track(p: Promise<unknown>): void {
     const tracked = p
       .catch((e: unknown) =>
-        console.warn(`control plane: agentless work failed: ${(e as Error).message}`),
+        console.warn(redact(`control plane: agentless work failed: ${(e as Error).message}`)),
       )
       .finally(() => this.running.delete(tracked));
     this.running.add(tracked);

@@ -10,6 +10,7 @@ import { conditional } from "./conditional";
 import type { HandlerDeps } from "./deps";
 import { eventGridTriggerHandler, eventGridWebhookHandler } from "./maintenance";
 import { operatorHandler } from "./operator";
+import { redacting, redactingContext } from "./redacting";
 import { reportHandler } from "./report";
 import { clusterHandler, eventHandler, statusHandler } from "./status";
 import { withStoreErrors } from "./storeErrors";
@@ -43,21 +44,29 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   const intake = createPublishedIntake(deps, claims, (cluster, keys) =>
     deps.controlPlane.followUp(cluster, policyFor(deps.settings.QUIESCE_POLICY, cluster), keys),
   );
+  const sweep = createSweep(deps, createBackstop(deps, claims, intake));
+  const eventGridTrigger = eventGridTriggerHandler(deps, intake);
+  // Secrets never leave (docs/security.md): every answer and every log line is redacted.
+  const r = redacting;
   return {
-    report: withStoreErrors("report", reportHandler(deps)),
+    // Its answer carries the relay's binding token: redacted logs only (the report itself is, on
+    // receipt).
+    report: r(withStoreErrors("report", reportHandler(deps)), { answer: false }),
     // Conditional GETs: the status page polls these with If-None-Match.
-    status: conditional(withStoreErrors("status", statusHandler(deps))),
-    cluster: conditional(withStoreErrors("cluster", clusterHandler(deps))),
-    event: conditional(withStoreErrors("event", eventHandler(deps))),
-    alerts: withStoreErrors("alerts", alertsHandler(deps)),
-    hold: withStoreErrors("hold", operatorHandler(deps, "hold")),
-    release: withStoreErrors("release", operatorHandler(deps, "release")),
-    forceApprove: withStoreErrors("force-approve", operatorHandler(deps, "forceApprove")),
-    forceGate: withStoreErrors("force-gate", operatorHandler(deps, "forceGate")),
-    page: pageHandler(deps),
-    me: meHandler(deps),
-    sweep: createSweep(deps, createBackstop(deps, claims, intake)),
-    eventGrid: withStoreErrors("maintenance/eventgrid", eventGridWebhookHandler(deps, intake)),
-    eventGridTrigger: eventGridTriggerHandler(deps, intake),
+    status: conditional(r(withStoreErrors("status", statusHandler(deps)))),
+    cluster: conditional(r(withStoreErrors("cluster", clusterHandler(deps)))),
+    event: conditional(r(withStoreErrors("event", eventHandler(deps)))),
+    alerts: r(withStoreErrors("alerts", alertsHandler(deps))),
+    hold: r(withStoreErrors("hold", operatorHandler(deps, "hold"))),
+    release: r(withStoreErrors("release", operatorHandler(deps, "release"))),
+    forceApprove: r(withStoreErrors("force-approve", operatorHandler(deps, "forceApprove"))),
+    forceGate: r(withStoreErrors("force-gate", operatorHandler(deps, "forceGate"))),
+    page: r(pageHandler(deps)),
+    me: r(meHandler(deps)),
+    sweep: (context) => sweep(context && redactingContext(context)),
+    eventGrid: r(withStoreErrors("maintenance/eventgrid", eventGridWebhookHandler(deps, intake)), {
+      answer: false, // the validation handshake echoes Event Grid's code
+    }),
+    eventGridTrigger: (event, context) => eventGridTrigger(event, redactingContext(context)),
   };
 }

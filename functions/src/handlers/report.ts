@@ -1,6 +1,11 @@
 import { memberKey } from "@quiesce/core";
 import { policyFor } from "@quiesce/protocol/policy";
-import { PROTOCOL_VERSION, parseRelayReport, type ReportResponse } from "@quiesce/protocol/relay";
+import {
+  PROTOCOL_VERSION,
+  parseRelayReport,
+  type ReportResponse,
+  redactReport,
+} from "@quiesce/protocol/relay";
 import { attestationMode } from "../attestation";
 import { authorizeRelayForVm } from "../auth";
 import { attestationStep } from "../pipeline/attest";
@@ -26,7 +31,8 @@ export function reportHandler(deps: HandlerDeps): Handler {
       "report",
     );
     if (!parsed.ok) return parsed.error;
-    const report = parsed.value;
+    // Secrets never leave: an older or buggy relay may still send a token in a hook's detail.
+    const report = redactReport(parsed.value);
     const keyProblems = reportKeyProblems(report);
     if (keyProblems.length > 0) {
       deps.telemetry.report(report.cluster, "rejected");

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { BooleanText } from "@quiesce/protocol";
+import { BooleanText, redact } from "@quiesce/protocol";
 import { startLocalCoordinator } from "./server";
 
 /**
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     local.stop().then(
       () => process.exit(0),
       (e: unknown) => {
-        process.stderr.write(`stop failed: ${(e as Error).message}\n`);
+        process.stderr.write(redact(`stop failed: ${(e as Error).message}\n`));
         process.exit(1);
       },
     );
@@ -85,6 +85,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  process.stderr.write(`${(e as Error).message}\n`);
+  process.stderr.write(redact(`${(e as Error).message}\n`));
   process.exit(1);
 });

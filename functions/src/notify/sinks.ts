@@ -1,4 +1,4 @@
-import type { Result } from "@quiesce/protocol";
+import { type Result, redact, redactDeep } from "@quiesce/protocol";
 import type { NotificationSink } from "@quiesce/protocol/policy";
 import { type HttpDispatcher, pooledAgent, request } from "../net/undici";
 import type { Notification } from "./due";
@@ -31,9 +31,10 @@ export interface SendFailure {
 
 export type SendResult = Result<{ status: number }, SendFailure>;
 
+/** A sink's answer may echo its URL's key: the reason is stored in the outbox and logged. */
 const failed = (retry: boolean, reason: string): SendResult => ({
   ok: false,
-  error: { retry, reason },
+  error: { retry, reason: redact(reason) },
 });
 
 /** The longest a send may take; the outbox claim outlives it so no other instance resends meanwhile. */
@@ -70,10 +71,13 @@ export class Sinks {
 
   async send(
     sink: NotificationSink,
-    n: Notification,
+    unredacted: Notification,
     deliveryId: string,
     nowMs: number,
   ): Promise<SendResult> {
+    // Secrets never leave (docs/security.md): what relays, hooks and Azure wrote is redacted
+    // before it is put into any message.
+    const n = redactDeep(unredacted);
     const headers: Record<string, string> = { "content-type": "application/json" };
     let url: string | undefined;
     let body: string;

@@ -5,6 +5,7 @@ import {
   RefusalBody,
   type RelayReport,
   type ReportResponse,
+  redactReport,
   type SkippedDirective,
 } from "@quiesce/protocol/relay";
 import { z } from "zod";
@@ -78,8 +79,10 @@ export class CoordinatorClient {
     this.url = `${baseUrl.replace(/\/+$/, "")}/api/relay/report`;
   }
 
-  async report(report: RelayReport, signal?: AbortSignal): Promise<ReportOutcome> {
+  async report(unredacted: RelayReport, signal?: AbortSignal): Promise<ReportOutcome> {
     const legacy = Date.now() < this.legacyUntil;
+    // What hooks and servers wrote leaves this VM without secrets (docs/security.md).
+    const report = redactReport(unredacted);
     let sent = await this.send(legacy ? withoutAddedFields(report) : report, signal);
     if (!legacy && !sent.ok && sent.error.refusedAddedField) {
       this.legacyUntil = Date.now() + LEGACY_RETRY_MS;

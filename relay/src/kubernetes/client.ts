@@ -1,6 +1,7 @@
 import type { EvictionAnswer } from "./evictions";
 import type { NodePatch } from "./marks";
 import { type NodeInfo, nodeInfo, type PodInfo, podInfo, type Refusal, refusal } from "./objects";
+import { tokenFileSource } from "./token";
 
 /**
  * The Kubernetes calls the drain makes, through the official @kubernetes/client-node with the
@@ -57,17 +58,31 @@ function asRefusal(e: unknown): KubeRefused | undefined {
   return new KubeRefused(refusal(code, (e as { body?: unknown }).body));
 }
 
-async function call<T>(what: string, f: () => Promise<T>): Promise<T> {
+async function callOnce<T>(what: string, f: () => Promise<T>, onRefused: () => void): Promise<T> {
   try {
     return await timed(f(), what);
   } catch (e) {
-    throw asRefusal(e) ?? e;
+    const refused = asRefusal(e);
+    if (refused?.refusal.code === 401) onRefused();
+    throw refused ?? e;
   }
 }
+
+/** The user entry our authenticator answers for (not client-node's tokenFile: it does not trim). */
+const TOKEN_FILE_PROVIDER = "quiesce-token-file";
 
 export async function connectKubernetes(c: KubernetesConnection): Promise<KubernetesApi> {
   const k8s = await import("@kubernetes/client-node");
   const kc = new k8s.KubeConfig();
+  const tokens = tokenFileSource(c.tokenFile);
+  kc.addAuthenticator({
+    isAuthProvider: (user) => user.authProvider?.name === TOKEN_FILE_PROVIDER,
+    async applyAuthentication(_user, opts) {
+      opts.headers = { ...opts.headers, Authorization: `Bearer ${await tokens.token()}` };
+    },
+  });
+  // A 401 may be a token rotated since it was read: read the file again, as client-go does.
+  const call = <T>(what: string, f: () => Promise<T>) => callOnce(what, f, tokens.refused);
   const https = new URL(c.apiUrl).protocol === "https:";
   kc.loadFromOptions({
     clusters: [
@@ -77,10 +92,8 @@ export async function connectKubernetes(c: KubernetesConnection): Promise<Kubern
         ? { name: "cluster", server: c.apiUrl, skipTLSVerify: false, caFile: c.caFile }
         : { name: "cluster", server: c.apiUrl, skipTLSVerify: true },
     ],
-    // The kubelet rotates a projected token; client-node reads the file again every minute.
-    users: [
-      { name: "relay", authProvider: { name: "tokenFile", config: { tokenFile: c.tokenFile } } },
-    ],
+    // The kubelet rotates a projected token: ./token.ts reads it (trimmed) every minute.
+    users: [{ name: "relay", authProvider: { name: TOKEN_FILE_PROVIDER, config: {} } }],
     contexts: [{ name: "relay", cluster: "cluster", user: "relay" }],
     currentContext: "relay",
   });
