@@ -6,7 +6,7 @@ import {
   loadReport,
   StatusQueries,
 } from "@quiesce/functions";
-import { DEFAULT_POLICY, type Policy } from "@quiesce/protocol/policy";
+import { DEFAULT_POLICY, type Policy, PolicySet, policyFor } from "@quiesce/protocol/policy";
 import type { RelayReport } from "@quiesce/protocol/relay";
 import { useAzurite } from "@quiesce/testkit/azurite";
 import { freezeEvent, makeReport, testStore } from "@quiesce/testkit/harness";
@@ -89,6 +89,42 @@ describe("the cluster's budget row", () => {
     expect(events[a.EventId.toLowerCase()]?.phase).toBe("Approving");
     expect(events[c.EventId.toLowerCase()]?.phase).toBe("Draining");
   });
+
+  it("elects a whole document's 100 events at once: the claims are split across transactions Table Storage takes (100 operations, 4 MiB each)", async () => {
+    const store = await newStore();
+    const policy = policyFor(
+      PolicySet.parse({
+        default: {
+          maxEventsInFlight: 1000,
+          autoApprove: [{ name: "user", eventSources: ["User"] }],
+        },
+      }),
+      "web",
+    );
+    // User events, approved at first sight, each naming 1,000 VMs with long names (~300 KB a row).
+    const vms = Array.from({ length: 1000 }, (_, i) => `vm-${i}-${"x".repeat(240)}`);
+    const events = Array.from({ length: 100 }, (_, i) =>
+      freezeEvent(i < 12 ? vms : ["a-0"], { EventId: `U-${i}`, EventSource: "User" }),
+    );
+    const sent: { operations: number; bytes: number }[] = [];
+    const writeTogether = store.tables.Events.writeTogether.bind(store.tables.Events);
+    store.tables.Events.writeTogether = (writes) => {
+      const bytes = writes.reduce((n, w) => n + Buffer.byteLength(JSON.stringify(w.entity)), 0);
+      sent.push({ operations: writes.length, bytes });
+      return writeTogether(writes);
+    };
+    const d = await apply(store, makeReport("a-0", doc(events)), policy);
+    expect(d.directives.find((x) => x.kind === "approve")).toMatchObject({
+      eventIds: expect.arrayContaining(events.map((e) => e.EventId)),
+    });
+    const phases = Object.values((await store.loadCluster("web")).state.events).map((e) => e.phase);
+    expect(phases).toEqual(events.map(() => "Approving"));
+    expect(sent.length).toBeGreaterThan(1);
+    for (const t of sent) {
+      expect(t.operations).toBeLessThanOrEqual(100);
+      expect(t.bytes).toBeLessThan(4 * 1024 * 1024);
+    }
+  }, 120_000);
 
   it("is not an event: not loaded, listed or counted as one", async () => {
     const store = await newStore();

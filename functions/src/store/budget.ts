@@ -40,3 +40,38 @@ export async function readBudgetEtag(
   const row = await events.get(encodeKey(cluster), BUDGET_ROW_KEY);
   return row ? (row.etag ?? null) : null;
 }
+
+/**
+ * An entity group transaction holds at most 100 operations and 4 MiB (Table Storage's limits,
+ * "Performing entity group transactions"). One decision can move more events into `Approving`
+ * than one transaction holds (a document has up to 100 events, `maxEventsInFlight` goes to
+ * 1,000, an event row up to about 900 KB): they are claimed in several transactions, each with
+ * the budget row under the ETag the previous one left. A failure between two leaves the first
+ * ones' events in `Approving`: fewer in flight than the decision counted, so still within the
+ * budget, and read back as in flight by the attempt that decides the rest again.
+ */
+export const MAX_CLAIM_OPERATIONS = 99; // and the budget row
+const MAX_CLAIM_BYTES = 4 * 1024 * 1024 - 256 * 1024; // room for the budget row and the framing
+/** A sub-request's headers and multipart framing, generously. */
+const OPERATION_OVERHEAD_BYTES = 2048;
+
+export function claimBatches<T extends StoredEntity>(events: readonly T[]): T[][] {
+  const batches: T[][] = [];
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const e of events) {
+    const size = Buffer.byteLength(JSON.stringify(e)) + OPERATION_OVERHEAD_BYTES;
+    if (
+      batch.length > 0 &&
+      (batch.length >= MAX_CLAIM_OPERATIONS || bytes + size > MAX_CLAIM_BYTES)
+    ) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(e);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}

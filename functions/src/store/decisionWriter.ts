@@ -1,6 +1,6 @@
 import { odata } from "@azure/data-tables";
 import type { Decision, EventRecord, Member } from "@quiesce/core";
-import { budgetEntity } from "./budget";
+import { budgetEntity, claimBatches } from "./budget";
 import { type StoredEntity, toEntity } from "./codec";
 import type { AuditEntry, HistoryLog } from "./history";
 import type { IdleMemberCache } from "./idleMemberCache";
@@ -47,9 +47,9 @@ export class DecisionWriter {
     const cluster = prev.cluster;
     const touched = new Set<string>();
 
-    const readinessWrites: Promise<unknown>[] = [];
-    // The rows written, with their new ETags: this instance's copies (reportReadCache.ts).
-    const written = new Map<string, Map<string, StoredEntity>>();
+    // Every readiness and event row is encoded before the first write: one that cannot be (a
+    // record too large for an entity) fails the commit with nothing written.
+    const readiness: { ek: string; mk: string; entity: StoredEntity }[] = [];
     for (const [ek, rows] of Object.entries(next.readiness)) {
       const before = prev.readiness[ek];
       if (rows === before) continue;
@@ -61,16 +61,9 @@ export class DecisionWriter {
           vm: row.vmName,
           updatedAt: row.updatedAt,
         });
-        readinessWrites.push(
-          this.put(loaded, "Readiness", entity).then(({ etag }) => {
-            const rows = written.get(ek) ?? new Map<string, StoredEntity>();
-            written.set(ek, rows.set(mk, { ...entity, etag }));
-          }),
-        );
+        readiness.push({ ek, mk, entity });
       }
     }
-    await Promise.all(readinessWrites);
-
     // An event entering Approving takes a share of the cluster's maxEventsInFlight budget, a
     // decision made from every other event's row as read: those events are written with the
     // cluster's budget row, all or nothing, under the ETag it had before they were read
@@ -78,20 +71,34 @@ export class DecisionWriter {
     const claims = Object.entries(next.events)
       .filter(([ek, ev]) => ev.phase === "Approving" && prev.events[ek]?.phase !== "Approving")
       .map(([ek]) => ek);
-    const entityOf = (ek: string) =>
-      eventEntity(cluster, next.events[ek] as EventRecord, opts.ended.has(ek));
-    const changedEvents = Object.keys(next.events).filter(
-      (ek) => next.events[ek] !== prev.events[ek] || touched.has(ek),
+    const events = new Map(
+      Object.keys(next.events)
+        .filter((ek) => next.events[ek] !== prev.events[ek] || touched.has(ek))
+        .map((ek) => [
+          ek,
+          eventEntity(cluster, next.events[ek] as EventRecord, opts.ended.has(ek)),
+        ]),
+    );
+
+    // The rows written, with their new ETags: this instance's copies (reportReadCache.ts).
+    const written = new Map<string, Map<string, StoredEntity>>();
+    await Promise.all(
+      readiness.map(async ({ ek, mk, entity }) => {
+        const { etag } = await this.put(loaded, "Readiness", entity);
+        const rows = written.get(ek) ?? new Map<string, StoredEntity>();
+        written.set(ek, rows.set(mk, { ...entity, etag }));
+      }),
     );
     await Promise.all(
-      changedEvents
-        .filter((ek) => !claims.includes(ek))
-        .map(async (ek) => {
-          const { before, etag } = await this.put(loaded, "Events", entityOf(ek));
+      [...events]
+        .filter(([ek]) => !claims.includes(ek))
+        .map(async ([ek, entity]) => {
+          const { before, etag } = await this.put(loaded, "Events", entity);
           this.copies.eventWritten(cluster, ek, before, etag, written.get(ek) ?? new Map());
         }),
     );
-    if (claims.length > 0) await this.claim(loaded, claims.map(entityOf), written);
+    const claimed = claims.map((ek) => events.get(ek)).filter((e) => e !== undefined);
+    if (claimed.length > 0) await this.claim(loaded, claimed, written);
 
     await this.history.append(cluster, decision.transitions, opts.audit);
 
@@ -153,7 +160,8 @@ export class DecisionWriter {
 
   /**
    * Events entering Approving, with the cluster's budget row, in one transaction under the ETags
-   * they were read with (budget.ts). The load must have read the budget row before the events.
+   * they were read with (budget.ts); in several, each with the budget row, when they do not fit
+   * one (claimBatches). The load must have read the budget row before the events.
    */
   private async claim(
     loaded: Loaded,
@@ -163,20 +171,23 @@ export class DecisionWriter {
     const { cluster } = loaded.state;
     if (loaded.budgetEtag === undefined)
       throw new Error("an election must be decided on a load that read the cluster's budget row");
-    const rows = [budgetEntity(cluster), ...events];
-    const before = rows.map((r) => loaded.etags.get(etagKey("Events", r.partitionKey, r.rowKey)));
-    before[0] = loaded.budgetEtag ?? undefined;
-    const etags = await this.tables.Events.writeTogether(
-      rows.map((entity, k) => ({ entity, etag: before[k] })),
-    );
-    loaded.budgetEtag = etags[0] ?? null;
-    rows.forEach((r, k) => {
-      const etag = etags[k];
-      if (k === 0 || !etag) return;
-      loaded.etags.set(etagKey("Events", r.partitionKey, r.rowKey), etag);
-      const ek = decodeKey(r.rowKey);
-      this.copies.eventWritten(cluster, ek, before[k], etag, written.get(ek) ?? new Map());
-    });
+    for (const batch of claimBatches(events)) {
+      const before = batch.map((r) =>
+        loaded.etags.get(etagKey("Events", r.partitionKey, r.rowKey)),
+      );
+      const [budgetEtag, ...etags] = await this.tables.Events.writeTogether([
+        { entity: budgetEntity(cluster), etag: loaded.budgetEtag ?? undefined },
+        ...batch.map((entity, k) => ({ entity, etag: before[k] })),
+      ]);
+      loaded.budgetEtag = budgetEtag || null;
+      batch.forEach((r, k) => {
+        const etag = etags[k];
+        if (!etag) return;
+        loaded.etags.set(etagKey("Events", r.partitionKey, r.rowKey), etag);
+        const ek = decodeKey(r.rowKey);
+        this.copies.eventWritten(cluster, ek, before[k], etag, written.get(ek) ?? new Map());
+      });
+    }
   }
 
   /** Writes a row under the ETag it was read with: the ETag before (none: created) and after. */

@@ -17,6 +17,8 @@ describe("table key encoding", () => {
     "/subscriptions/x/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm-1",
     "lone\ud800surrogate",
     "\udc00low-first",
+    ",leading-comma,and-others",
+    "line\u2028and\u2029paragraph",
   ])("round-trips %j with no forbidden character left", (name) => {
     const key = encodeKey(name);
     expect(key).not.toMatch(FORBIDDEN);
@@ -32,6 +34,21 @@ describe("table key encoding", () => {
         expect(decodeKey(key)).toBe(s);
       }),
     );
+  });
+
+  it("never emits what Azurite's transaction parser loses: U+2028, U+2029, a leading comma", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(",", "\u2028", "\u2029", "a", " ", "%"), { maxLength: 12 }),
+        (chars) => {
+          const key = encodeKey(chars.join(""));
+          expect(key).not.toMatch(/^,|[\u2028\u2029]/);
+          expect(decodeKey(key)).toBe(chars.join(""));
+        },
+      ),
+    );
+    expect(encodeKey(",a,b")).toBe("%2Ca,b");
+    expect(encodeKey("a\u2028b\u2029")).toBe("a%u2028b%u2029");
   });
 
   it("refuses a key longer than 512 UTF-16 code units once encoded (Table Storage's 1 KiB of UTF-16)", () => {

@@ -1,8 +1,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { TableClient, type TransactionAction } from "@azure/data-tables";
-import type { TokenCredential } from "@azure/identity";
+import type { TableClient, TransactionAction } from "@azure/data-tables";
+import { batchableKeys } from "./batchBody";
 import type { StoredEntity } from "./codec";
-import { pointRead, sharedHttpClient } from "./pointRead";
+import { pointRead } from "./pointRead";
+import { type TableConnection, tableClient } from "./tableClient";
+
+export { type TableConnection, tableClient } from "./tableClient";
 
 /**
  * The only place that talks to Table Storage. Every call is counted (globally, and for the
@@ -33,8 +36,14 @@ export class ConcurrencyConflict extends Error {
   override name = "ConcurrencyConflict";
 }
 
-export type TableName = "Members" | "Events" | "Readiness" | "History";
-export const TABLE_NAMES: readonly TableName[] = ["Members", "Events", "Readiness", "History"];
+export type TableName = "Members" | "Events" | "Readiness" | "History" | "EventIndex";
+export const TABLE_NAMES: readonly TableName[] = [
+  "Members",
+  "Events",
+  "Readiness",
+  "History",
+  "EventIndex",
+];
 
 const statusOf = (e: unknown): number | undefined => (e as { statusCode?: number }).statusCode;
 
@@ -153,6 +162,21 @@ export class CountedTable {
     }
   }
 
+  /**
+   * Creates or replaces rows of one partition, whatever is there (rows every writer writes the
+   * same), in one transaction per 100: one operation each.
+   */
+  async upsertTogether(rows: readonly StoredEntity[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += 100) {
+      const actions: TransactionAction[] = rows.slice(i, i + 100).map((entity) => {
+        const { etag: _drop, ...body } = entity;
+        return ["upsert", body, "Replace"];
+      });
+      this.bump("writes");
+      await this.timed("batch", () => this.client.submitTransaction(actions));
+    }
+  }
+
   /** Replaces only if unchanged since read (ETag); 412 means someone else wrote it. */
   async replace(entity: StoredEntity, etag: string): Promise<string> {
     this.bump("writes");
@@ -201,7 +225,9 @@ export class CountedTable {
     });
     try {
       const res = await this.timed("batch", () => this.client.submitTransaction(actions));
-      return writes.map((w) => res.getResponseForEntity(w.entity.rowKey)?.etag ?? "");
+      // By position: the answer names a row by its URL-encoded key, which getResponseForEntity
+      // compares with the key as is (a key holding `%` got another row's ETag, or none).
+      return writes.map((_, k) => res.subResponses[k]?.etag ?? "");
     } catch (e) {
       const status = statusOf(e);
       if (status === 409 || status === 412 || status === 404) {
@@ -217,7 +243,8 @@ export class CountedTable {
   async removeAll(rows: StoredEntity[]): Promise<void> {
     const byPartition = new Map<string, StoredEntity[]>();
     for (const r of rows)
-      byPartition.set(r.partitionKey, [...(byPartition.get(r.partitionKey) ?? []), r]);
+      if (!batchableKeys(r)) await this.remove(r.partitionKey, r.rowKey);
+      else byPartition.set(r.partitionKey, [...(byPartition.get(r.partitionKey) ?? []), r]);
     for (const group of byPartition.values()) {
       for (let i = 0; i < group.length; i += 100) {
         const actions: TransactionAction[] = group
@@ -253,12 +280,6 @@ function isStoredEntity(e: unknown): e is StoredEntity {
   );
 }
 
-export interface TableConnection {
-  connectionString?: string;
-  endpoint?: string;
-  credential?: TokenCredential;
-}
-
 export type Tables = Record<TableName, CountedTable>;
 
 export function openTables(
@@ -271,21 +292,4 @@ export function openTables(
   for (const t of TABLE_NAMES)
     tables[t] = new CountedTable(tableClient(connection, `${prefix}${t}`), totals, observer, t);
   return tables;
-}
-
-export function tableClient(connection: TableConnection, name: string): TableClient {
-  if (connection.connectionString) {
-    const insecure = /DefaultEndpointsProtocol=http;|TableEndpoint=http:\/\//i.test(
-      connection.connectionString,
-    );
-    return TableClient.fromConnectionString(connection.connectionString, name, {
-      allowInsecureConnection: insecure,
-      httpClient: sharedHttpClient,
-    });
-  }
-  if (!connection.endpoint || !connection.credential)
-    throw new Error("a table connection needs a connection string or an endpoint and a credential");
-  return new TableClient(connection.endpoint, name, connection.credential, {
-    httpClient: sharedHttpClient,
-  });
 }

@@ -1,15 +1,39 @@
 import { ConcurrencyConflict, type CountedTable, type Tables } from "@quiesce/functions";
 
 /**
- * Real tables with failures injected at chosen writes: before the write (nothing happened) or
- * after it (the write happened, its answer was lost), as a lost race (409/412) or an
- * unavailable store (503). Reads are never failed: a failed read writes nothing.
+ * Real tables with failures injected at chosen writes (an entity group transaction is one write):
+ * before the write (nothing happened) or after it (the write happened, its answer was lost), as a
+ * lost race (409/412), an unavailable store (503), a refused request (400), a server error (500),
+ * a timeout or a dropped connection (no status). Reads are never failed: a failed read writes
+ * nothing.
  */
 export type FaultKind =
   | "conflictBefore"
   | "conflictAfter"
   | "unavailableBefore"
-  | "unavailableAfter";
+  | "unavailableAfter"
+  | "badRequestBefore"
+  | "serverErrorBefore"
+  | "serverErrorAfter"
+  | "timeoutBefore"
+  | "timeoutAfter"
+  | "connectionDropBefore"
+  | "connectionDropAfter";
+
+/** Every kind, for properties that try them all. */
+export const FAULT_KINDS: readonly FaultKind[] = [
+  "conflictBefore",
+  "conflictAfter",
+  "unavailableBefore",
+  "unavailableAfter",
+  "badRequestBefore",
+  "serverErrorBefore",
+  "serverErrorAfter",
+  "timeoutBefore",
+  "timeoutAfter",
+  "connectionDropBefore",
+  "connectionDropAfter",
+];
 
 type TableName = keyof Tables;
 
@@ -52,10 +76,21 @@ export class ArmedFault implements Faults {
 
 const WRITES = new Set(["insert", "replace", "remove", "removeAll", "writeTogether"]);
 
+/** What the SDK throws: a RestError with the answer's status, or a code and no status. */
+const restError = (message: string, fields: { statusCode?: number; code?: string }) =>
+  Object.assign(new Error(message), { name: "RestError", ...fields });
+
 function failure(kind: FaultKind, op: string): Error {
   if (kind.startsWith("conflict")) return new ConcurrencyConflict(`injected at ${op}`);
-  // What the SDK throws for a 503: a RestError with a statusCode.
-  return Object.assign(new Error(`injected 503 at ${op}`), { name: "RestError", statusCode: 503 });
+  if (kind.startsWith("unavailable"))
+    return restError(`injected 503 at ${op}`, { statusCode: 503 });
+  if (kind.startsWith("badRequest"))
+    return restError(`injected 400 at ${op}`, { statusCode: 400, code: "InvalidInput" });
+  if (kind.startsWith("serverError"))
+    return restError(`injected 500 at ${op}`, { statusCode: 500, code: "InternalError" });
+  if (kind.startsWith("timeout"))
+    return restError(`injected timeout at ${op}`, { code: "ETIMEDOUT" });
+  return restError(`injected connection drop at ${op}`, { code: "ECONNRESET" });
 }
 
 export function withFaults(tables: Tables, plan: Faults): Tables {
@@ -79,5 +114,8 @@ export function withFaults(tables: Tables, plan: Faults): Tables {
     Events: wrap(tables.Events, "Events"),
     Readiness: wrap(tables.Readiness, "Readiness"),
     History: wrap(tables.History, "History"),
+    // Not numbered, so a plan's write numbers keep their meaning; an index row written with no
+    // event after it is harmless (store/eventIndex.ts, tested in test/integration/eventIndex.test.ts).
+    EventIndex: tables.EventIndex,
   };
 }
