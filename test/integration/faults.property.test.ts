@@ -2,8 +2,10 @@ import { applyReport } from "@quiesce/core";
 import {
   ClusterStore,
   commitDecision,
+  decodeKey,
   loadReport,
   openTables,
+  StatusQueries,
   withConflictRetry,
   zeroCounts,
 } from "@quiesce/functions";
@@ -161,6 +163,22 @@ async function resendUntilApplied(
   throw new Error(`${r.vm.name}'s report refused 20 times: ${failures.slice(-3).join("; ")}`);
 }
 
+/**
+ * Every event's timeline as the status API reads it, one line per move: a transition the state
+ * records must be there, even when the write of its history row failed or was never reached.
+ */
+async function timelines(store: ClusterStore, state: Awaited<ReturnType<typeof durableState>>) {
+  const queries = new StatusQueries(store.tables, store.memberRows);
+  const out: string[] = [];
+  for (const r of state.filter((row) => row.table === "Events")) {
+    const key = decodeKey(String(r.rowKey));
+    const { rows } = await queries.timeline("web", key, 1000);
+    for (const h of rows)
+      if (h.kind === "transition") out.push(`${key}: ${h.from} -> ${h.to} (${h.reason})`);
+  }
+  return [...new Set(out)].sort();
+}
+
 /** Readiness rows whose event row is missing: a decision written in part. */
 function orphans(state: Awaited<ReturnType<typeof durableState>>) {
   const events = new Set(
@@ -190,6 +208,7 @@ describe("store under injected write failures", () => {
           ]);
           expect(got).toEqual(want);
           expect(orphans(got)).toEqual([]);
+          expect(await timelines(faulty.store, got)).toEqual(await timelines(clean.store, want));
         },
       ),
       { numRuns: Number(process.env.QUIESCE_FAULT_RUNS ?? 20), seed: 20261123 },
@@ -221,10 +240,12 @@ describe("store under injected write failures", () => {
     const clean = await newStore();
     const writesBefore: number[] = [];
     const after: Awaited<ReturnType<typeof durableState>>[] = [];
+    const moves: string[][] = [];
     for (const [i, r] of sequence.entries()) {
       writesBefore.push(clean.store.stats().writes);
       await apply(clean.store, r, T0 + i * 1000, 8, policy);
       after.push(await durableState(clean.prefix));
+      moves.push(await timelines(clean.store, after[i] ?? []));
     }
     writesBefore.push(clean.store.stats().writes);
     expect(after[3]?.filter((r) => r.table === "Events").map((r) => r.data.phase)).toEqual([
@@ -241,6 +262,7 @@ describe("store under injected write failures", () => {
           const got = await durableState(faulty.prefix);
           expect(got, `write ${w} (report ${k}) failed: ${kind}`).toEqual(after[k]);
           expect(orphans(got)).toEqual([]);
+          expect(await timelines(faulty.store, got), `write ${w}: ${kind}`).toEqual(moves[k]);
           cases++;
         }
     // Each electing report writes at least its readiness row, the transaction and its member.

@@ -1,9 +1,10 @@
 import { odata } from "@azure/data-tables";
-import type { Decision, EventRecord, Member } from "@quiesce/core";
+import type { Decision, EventRecord, Member, Transition } from "@quiesce/core";
 import { budgetEntity, claimBatches } from "./budget";
 import { type StoredEntity, toEntity } from "./codec";
 import type { AuditEntry, HistoryLog } from "./history";
 import type { IdleMemberCache } from "./idleMemberCache";
+import { type JournalEntry, nextJournal, readJournal } from "./journal";
 import {
   decodeKey,
   encodeKey,
@@ -71,12 +72,29 @@ export class DecisionWriter {
     const claims = Object.entries(next.events)
       .filter(([ek, ev]) => ev.phase === "Approving" && prev.events[ek]?.phase !== "Approving")
       .map(([ek]) => ek);
+    // An event's transitions travel in its row's journal (journal.ts), written with the phase
+    // they lead to: the history rows written after can then be lost without losing the moves.
+    const moves = new Map<string, Transition[]>();
+    for (const t of decision.transitions)
+      moves.set(t.eventKey, [...(moves.get(t.eventKey) ?? []), t]);
+    const journal = (ek: string) => {
+      const read = loaded.journals?.get(ek);
+      const own = moves.get(ek);
+      if (!own) return read;
+      const text = nextJournal(read, own);
+      // A decision made again on this load (pipeline/report.ts) starts from what was written.
+      if (text !== undefined) {
+        loaded.journals ??= new Map();
+        loaded.journals.set(ek, text);
+      }
+      return text;
+    };
     const events = new Map(
       Object.keys(next.events)
-        .filter((ek) => next.events[ek] !== prev.events[ek] || touched.has(ek))
+        .filter((ek) => next.events[ek] !== prev.events[ek] || touched.has(ek) || moves.has(ek))
         .map((ek) => [
           ek,
-          eventEntity(cluster, next.events[ek] as EventRecord, opts.ended.has(ek)),
+          eventEntity(cluster, next.events[ek] as EventRecord, opts.ended.has(ek), journal(ek)),
         ]),
     );
 
@@ -144,11 +162,16 @@ export class DecisionWriter {
       if (m && m !== prev.members[reporterRow]) await memberWrite(reporterRow, m);
     }
 
-    for (const key of decision.forget) await this.forgetEvent(cluster, key);
+    for (const key of decision.forget)
+      await this.forgetEvent(cluster, key, readJournal(loaded.journals?.get(key)));
   }
 
-  /** Deletes an event whose retention ran out, readiness rows first. */
-  async forgetEvent(cluster: string, key: string): Promise<void> {
+  /**
+   * Deletes an event whose retention ran out, readiness rows first; its journal goes into the
+   * history first, which keeps the moves whose own history rows were never written.
+   */
+  async forgetEvent(cluster: string, key: string, journal: JournalEntry[] = []): Promise<void> {
+    await this.history.copyJournal(cluster, key, journal);
     const pk = eventPartition(cluster, key);
     const rows = await this.tables.Readiness.query(odata`PartitionKey eq ${pk}`, [
       "PartitionKey",
@@ -206,8 +229,14 @@ export class DecisionWriter {
   }
 }
 
-function eventEntity(cluster: string, ev: EventRecord, ended: boolean): StoredEntity {
+function eventEntity(
+  cluster: string,
+  ev: EventRecord,
+  ended: boolean,
+  journal: string | undefined,
+): StoredEntity {
   return toEntity(encodeKey(cluster), encodeKey(ev.key), ev, {
+    journal,
     eventId: ev.eventId,
     phase: ev.phase,
     ended,

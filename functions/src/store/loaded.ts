@@ -31,6 +31,11 @@ export interface Loaded {
    * there is none yet; undefined when this load did not read it (then it cannot elect).
    */
   budgetEtag?: string | null;
+  /**
+   * The `journal` column of each event row read (journal.ts): carried into the row's next write,
+   * and copied into the history when the event is forgotten.
+   */
+  journals?: Map<string, string>;
 }
 
 export type Copy =

@@ -157,6 +157,10 @@ export class RowReader {
     const ev = decodeRow(this.tables.Events, StoredEvent, row, eventOfRow(row));
     if (ev.ok) {
       loaded.state.events[ev.value.key] = ev.value;
+      if (typeof row.journal === "string") {
+        loaded.journals ??= new Map();
+        loaded.journals.set(ev.value.key, row.journal);
+      }
       return;
     }
     loaded.state.unreadableEvents ??= dict<UnreadableEvent>();

@@ -7,6 +7,7 @@ import { isBudgetRow } from "./budget";
 import type { HistoryRow } from "./clusterStore";
 import type { StoredEntity } from "./codec";
 import { HistoryEntity } from "./history";
+import { type JournalEntry, readJournal, transitionRowKey } from "./journal";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
 import { MemberRows } from "./memberRows";
 import {
@@ -167,8 +168,9 @@ export class StatusQueries {
   }
 
   /**
-   * The newest `max` history rows of an event, oldest first. Row keys start with the time, so
-   * a key-only read finds where the newest `max` begin, and only those rows are read whole.
+   * The newest `max` history rows of an event, oldest first, with the moves of its row's journal
+   * whose own history rows were never written (journal.ts). Row keys start with the time, so a
+   * key-only read finds where the newest `max` begin, and only those rows are read whole.
    */
   async timeline(
     cluster: string,
@@ -176,12 +178,11 @@ export class StatusQueries {
     max: number,
   ): Promise<{ rows: HistoryRow[]; truncated: boolean }> {
     const pk = eventPartition(cluster, key);
-    const keys = await this.tables.History.query(odata`PartitionKey eq ${pk}`, [
-      "PartitionKey",
-      "RowKey",
+    const [keys, eventRow] = await Promise.all([
+      this.tables.History.query(odata`PartitionKey eq ${pk}`, ["PartitionKey", "RowKey"]),
+      this.tables.Events.get(encodeKey(cluster), encodeKey(key)),
     ]);
-    const truncated = keys.length > max;
-    const from = truncated ? (keys.at(-max)?.rowKey ?? null) : null;
+    const from = keys.length > max ? (keys.at(-max)?.rowKey ?? null) : null;
     const rows =
       keys.length === 0
         ? []
@@ -190,12 +191,14 @@ export class StatusQueries {
               ? odata`PartitionKey eq ${pk}`
               : odata`PartitionKey eq ${pk} and RowKey ge ${from}`,
           );
+    const stored = rows.slice(-max).flatMap((r) => {
+      const h = parseColumns(this.tables.History, HistoryEntity, r);
+      return h.ok ? [historyRow(key, h.value)] : [];
+    });
+    const merged = withJournal(key, stored, readJournal(eventRow?.journal));
     return {
-      rows: rows.slice(-max).flatMap((r) => {
-        const h = parseColumns(this.tables.History, HistoryEntity, r);
-        return h.ok ? [historyRow(key, h.value)] : [];
-      }),
-      truncated,
+      rows: merged.slice(-max),
+      truncated: keys.length + merged.length - stored.length > max,
     };
   }
 
@@ -225,3 +228,46 @@ export function historyRow(key: string, r: HistoryEntity): HistoryRow {
     ...(r.by !== undefined ? { by: r.by } : {}),
   };
 }
+
+/**
+ * History rows and the journal's moves, each move once (rows of earlier releases have other keys:
+ * a move is known by what moved), in time order; moves of one instant in the journal's order.
+ */
+function withJournal(
+  key: string,
+  stored: readonly HistoryRow[],
+  journal: readonly JournalEntry[],
+): HistoryRow[] {
+  const moveOf = (r: Pick<JournalEntry, "at" | "from" | "to" | "reason" | "vm">) =>
+    transitionRowKey(key, r);
+  const order = new Map(journal.map((j, i) => [moveOf(j), i]));
+  const have = new Set(
+    stored.flatMap((r) =>
+      r.kind === "transition" && isPhase(r.to) && (r.from === null || isPhase(r.from))
+        ? [moveOf({ at: r.at, from: r.from, to: r.to, reason: r.reason, vm: r.vm })]
+        : [],
+    ),
+  );
+  const missing: HistoryRow[] = journal
+    .filter((j) => !have.has(moveOf(j)))
+    .map((j) => ({
+      at: j.at,
+      eventKey: key,
+      kind: "transition",
+      from: j.from,
+      to: j.to,
+      reason: j.reason,
+      ...(j.vm !== undefined ? { vm: j.vm } : {}),
+    }));
+  if (missing.length === 0) return [...stored];
+  const rank = (r: HistoryRow) =>
+    r.kind === "transition" && isPhase(r.to) && (r.from === null || isPhase(r.from))
+      ? (order.get(moveOf({ at: r.at, from: r.from, to: r.to, reason: r.reason, vm: r.vm })) ?? -1)
+      : -1;
+  return [...stored, ...missing]
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => a.r.at - b.r.at || rank(a.r) - rank(b.r) || a.i - b.i)
+    .map(({ r }) => r);
+}
+
+const isPhase = (p: string): p is Phase => (PHASES as readonly string[]).includes(p);

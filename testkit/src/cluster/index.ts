@@ -150,9 +150,13 @@ export function waitForPhase(
   return waitFor(
     `${eventId} in ${phases.join("/")}`,
     async () => {
-      const d = await c.status.event(eventId, c.cluster).catch(() => null);
-      const recorded = d?.timeline.some((t) => t.kind !== "operator" && t.to === d.phase);
-      return d && phases.includes(d.phase) && recorded ? d : null;
+      const d = await c.status.event(eventId, c.cluster);
+      const recorded = d.timeline.some((t) => t.kind !== "operator" && t.to === d.phase);
+      if (phases.includes(d.phase) && recorded) return d;
+      // Thrown, not returned: a timeout then says where the event stood and what it waited for.
+      throw new Error(
+        `${d.phase}${recorded ? "" : " (no history row of the move there)"}: ${d.waitingFor ?? "nothing"}; history: ${d.timeline.map((t) => t.to).join(" → ")}`,
+      );
     },
     timeoutMs,
     everyMs,

@@ -74,7 +74,14 @@ export class ArmedFault implements Faults {
   }
 }
 
-const WRITES = new Set(["insert", "replace", "remove", "removeAll", "writeTogether"]);
+const WRITES = new Set([
+  "insert",
+  "replace",
+  "remove",
+  "removeAll",
+  "writeTogether",
+  "upsertTogether",
+]);
 
 /** What the SDK throws: a RestError with the answer's status, or a code and no status. */
 const restError = (message: string, fields: { statusCode?: number; code?: string }) =>
