@@ -43,7 +43,8 @@ describe("control-plane approval end to end", () => {
   });
 
   it("approves through ARM, before NotBefore, an event whose group's relays all died after draining", async () => {
-    const { c } = e;
+    const { c, markers } = e;
+    for (const vm of ["web-0", "web-1"]) markers.hold("drain", vm);
     const ev = c.fabric.schedule({
       eventType: "Freeze",
       resources: ["web-0", "web-1"],
@@ -51,7 +52,13 @@ describe("control-plane approval end to end", () => {
       durationInSeconds: 1,
       startedSeconds: 1,
     });
-    await startedWithRelaysGone(c, ev.eventId, ["web-0", "web-1"], ["web-0", "web-1", "web-2"]);
+    await startedWithRelaysGone(
+      c,
+      ev.eventId,
+      ["web-0", "web-1"],
+      ["web-0", "web-1", "web-2"],
+      markers,
+    );
     const sim = simEvent(c.fabric, ev.eventId);
     expect(sim.startCause).toBe("approval");
     expect(sim.approvedBy).toBe("control-plane");
@@ -106,7 +113,7 @@ describe("control-plane approval end to end", () => {
   });
 
   it("two coordinator instances sweeping the same cluster acknowledge once", async () => {
-    const { c } = e;
+    const { c, markers } = e;
     const second = await startLocalCoordinator({
       connectionString: c.connectionString,
       settings: {
@@ -118,6 +125,7 @@ describe("control-plane approval end to end", () => {
       sweepIntervalMs: 150,
     });
     try {
+      markers.hold("drain", "web-2");
       const ev = c.fabric.schedule({
         eventType: "Freeze",
         resources: ["web-2"],
@@ -125,7 +133,7 @@ describe("control-plane approval end to end", () => {
         durationInSeconds: 1,
         startedSeconds: 1,
       });
-      await startedWithRelaysGone(c, ev.eventId, ["web-2"], ["web-0", "web-1", "web-2"]);
+      await startedWithRelaysGone(c, ev.eventId, ["web-2"], ["web-0", "web-1", "web-2"], markers);
       // Both instances kept sweeping while it was Ready and after: still one acknowledge.
       for (let i = 0; i < 3; i++) await second.coordinator.handlers.sweep();
       expect(acknowledgesOf(c.fabric, ev.eventId)).toHaveLength(1);

@@ -38,7 +38,8 @@ describe("control-plane approval: ARM's answers", () => {
 
   /** An event on `vm` made Ready with its relay gone, and the fault armed before the release. */
   async function readyWithFault(vm: string, fault?: ArmFaultInput) {
-    const { c } = e;
+    const { c, markers } = e;
+    markers.hold("drain", vm);
     const ev = c.fabric.schedule({
       eventType: "Freeze",
       resources: [vm],
@@ -46,7 +47,7 @@ describe("control-plane approval: ARM's answers", () => {
       durationInSeconds: 1,
       startedSeconds: 1,
     });
-    await drainedWhileHeld(c, ev.eventId, [vm]);
+    await drainedWhileHeld(c, ev.eventId, [vm], markers);
     await c.stopRelay(vm);
     if (fault)
       c.fabric.arm.injectFault({ ...fault, pathContains: `/scheduledevents/${ev.eventId}` });

@@ -1,5 +1,6 @@
 import type { LocalCluster } from "@quiesce/demo";
 import type { FabricSimulator } from "@quiesce/fabric-simulator";
+import type { Markers } from "@quiesce/testkit/markers";
 import { waitFor } from "@quiesce/testkit/wait";
 
 /**
@@ -8,8 +9,19 @@ import { waitFor } from "@quiesce/testkit/wait";
  * and what the fabric's ARM saw.
  */
 
-/** Holds the event, then waits until every VM in `vms` reported its drain succeeded. */
-export async function drainedWhileHeld(c: LocalCluster, eventId: string, vms: string[]) {
+/**
+ * Holds the event, then waits until every VM in `vms` reported its drain succeeded. With
+ * `heldDrains`, the caller held those VMs' drain hooks (`markers.hold`) before scheduling the
+ * event: they are let go only once the operator's hold is in, so no relay can be elected before
+ * it (a drain takes 0.2 s; seeing the event and holding it can take longer on a busy machine,
+ * and the relay then approved the event itself).
+ */
+export async function drainedWhileHeld(
+  c: LocalCluster,
+  eventId: string,
+  vms: string[],
+  heldDrains?: Markers,
+) {
   await waitFor(
     "the coordinator to see the event",
     () => c.status.event(eventId, c.cluster).catch(() => null),
@@ -19,6 +31,7 @@ export async function drainedWhileHeld(c: LocalCluster, eventId: string, vms: st
     cluster: c.cluster,
     reason: "test: drain while held",
   });
+  for (const vm of vms) heldDrains?.release("drain", vm);
   await waitFor(
     `${vms.join(", ")} drained`,
     async () => {
@@ -42,8 +55,9 @@ export async function startedWithRelaysGone(
   eventId: string,
   vms: string[],
   group: string[],
+  heldDrains?: Markers,
 ) {
-  await drainedWhileHeld(c, eventId, vms);
+  await drainedWhileHeld(c, eventId, vms, heldDrains);
   for (const vm of group) await c.stopRelay(vm);
   await releaseHold(c, eventId);
   await waitFor(
