@@ -8,6 +8,7 @@ import { type ColdStartResult, measureColdStart } from "./coldStart";
 import { type ControlPlaneResult, measureControlPlane } from "./controlPlane";
 import { type ConvergenceResult, measureConvergence } from "./convergence";
 import { type CostResult, measureCost, renderCost } from "./cost";
+import { type DeliveryResult, measureDelivery } from "./delivery";
 import { type EventsResult, measureEvents } from "./events";
 import { measurePartitions, type PartitionsResult } from "./partitions";
 import { renderMarkdown } from "./render";
@@ -42,6 +43,8 @@ export interface BenchResults {
   attestation?: AttestationResult;
   /** (m) agentless: Event Grid delivery → ARM approval with 1 s drains. */
   agentless?: AgentlessResult;
+  /** (n) an Event Grid delivery of 1,000 events at 1,000 and 100,000 stored events. */
+  delivery?: DeliveryResult;
   /** (l) the packaged Function app from a fresh process: load, memory, the first report. */
   coldStart?: ColdStartResult;
   relayIdle: unknown;
@@ -107,6 +110,12 @@ async function main() {
     return r;
   };
 
+  const measureAndLogDelivery = () => {
+    log("(n) an Event Grid delivery of 1,000 events at 1,000 and 100,000 stored events...");
+    const stored = (process.env.BENCH_DELIVERY_STORED ?? "1000,100000").split(",").map(Number);
+    return measureDelivery(stored, Number(process.env.BENCH_DELIVERY_BATCH ?? 1000), log);
+  };
+
   const measureAndLogColdStart = async () => {
     log("(l) cold start of the packaged Function app, fresh processes...");
     const r = await measureColdStart(root, Number(process.env.BENCH_COLD_START_RUNS ?? 5), log);
@@ -129,6 +138,7 @@ async function main() {
       agentless: await measureAgentless(Number(process.env.BENCH_AGENTLESS_ROUNDS ?? 10), log),
     }),
     "cold-start": async () => ({ coldStart: await measureAndLogColdStart() }),
+    delivery: async () => ({ delivery: await measureAndLogDelivery() }),
     // (d)'s heartbeats during events, into the last run's throughput section.
     "during-event": async (last: z.output<typeof LatestResults>) => {
       log("(d) heartbeats during events...");
@@ -176,6 +186,7 @@ async function main() {
   // (k) runs next, in its own process (bench/run.mjs): @azure/identity's managed-identity token
   // cache is per process, and a token of (j)'s simulated Entra was offered to (k)'s ARM (401).
   const coldStart = await measureAndLogColdStart();
+  const delivery = await measureAndLogDelivery();
 
   const idleFile = join(out, "relay-idle.json");
   const relayIdle = readResults(idleFile, z.unknown());
@@ -199,6 +210,7 @@ async function main() {
     scale,
     controlPlane,
     coldStart,
+    delivery,
     relayIdle,
     statusScale,
   };

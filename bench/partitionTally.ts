@@ -43,6 +43,10 @@ export class TalliedTable extends CountedTable {
     this.add(e.partitionKey, 1);
     return super.insert(e);
   }
+  override async upsertTogether(rows: readonly StoredEntity[]) {
+    for (const e of rows) this.add(e.partitionKey, 1);
+    return super.upsertTogether(rows);
+  }
   override async replace(e: StoredEntity, etag: string) {
     this.add(e.partitionKey, 1);
     return super.replace(e, etag);
@@ -67,5 +71,6 @@ export function talliedTables(
     Events: tallied("Events"),
     Readiness: tallied("Readiness"),
     History: tallied("History"),
+    EventIndex: tallied("EventIndex"),
   };
 }

@@ -3,6 +3,7 @@ import { renderAttestation } from "./attestationRender";
 import { renderColdStart } from "./coldStartRender";
 import { renderControlPlane } from "./controlPlaneRender";
 import { renderCost } from "./cost";
+import { renderDelivery } from "./delivery";
 import type { BenchResults } from "./main";
 import type { Summary } from "./stats";
 import { renderStatusScale } from "./statusScale";
@@ -179,6 +180,7 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.controlPlane) lines.push(...renderControlPlane(r.controlPlane));
   if (r.attestation) lines.push(...renderAttestation(r.attestation));
   if (r.agentless) lines.push(...renderAgentless(r.agentless));
+  if (r.delivery) lines.push(...renderDelivery(r.delivery), "");
   if (r.coldStart) lines.push(...renderColdStart(r.coldStart));
   if (r.cost)
     lines.push("## (g) Cost per VM-month, from measured reports", "", ...renderCost(r.cost), "");

@@ -24,6 +24,7 @@ export const LatestResults = z.object({
   controlPlane: section<NonNullable<BenchResults["controlPlane"]>>().optional(),
   attestation: section<NonNullable<BenchResults["attestation"]>>().optional(),
   agentless: section<NonNullable<BenchResults["agentless"]>>().optional(),
+  delivery: section<NonNullable<BenchResults["delivery"]>>().optional(),
   coldStart: section<NonNullable<BenchResults["coldStart"]>>().optional(),
   relayIdle: z.unknown(),
   statusScale: section<NonNullable<BenchResults["statusScale"]>>().nullable(),

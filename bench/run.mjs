@@ -5,8 +5,8 @@
 // Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N, --skip-status (keep the
 // last status-scale.json), --status-only (only the status API at scale: bench/statusMain.ts).
 // --only convergence | events | cost | partitions | scale | control-plane | attestation | agentless |
-// cold-start | during-event (measure (e)(f), (a)(b), (g), (h), (i), (j), (k), (l) or (d)'s
-// heartbeats during events alone, merged into the last latest.json; with --skip-idle --skip-status).
+// cold-start | during-event | delivery (measure (e)(f), (a)(b), (g), (h), (i), (j), (k), (l), (d)'s
+// heartbeats during events or (n) alone, merged into the last latest.json; with --skip-idle --skip-status).
 // --spot-only: the Spot fast path on Kubernetes alone (bench/spotMain.ts, bench/results/spot-drain.{json,md}).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";

@@ -45,6 +45,8 @@ export interface SweepSummary {
   historyPurged: number;
   /** Member rows of an earlier release moved into their buckets this round (memberMigration.ts). */
   membersMoved: number;
+  /** Event rows of an earlier release given their index row this round (store/eventIndex.ts). */
+  eventsIndexed: number;
   /** Notifications queued and delivery outcomes of this round (and coverage alerts raised). */
   notifications: SweepNotifications;
   /** What the control plane did through ARM this round (docs/control-plane.md). */
@@ -68,6 +70,7 @@ export function createSweep(
   let lastHistoryPurge = Number.NEGATIVE_INFINITY;
   let lastMigration = Number.NEGATIVE_INFINITY;
   let migrated = false;
+  let indexed = false;
   const effects = createSweepEffects(deps);
   return async (context?: InvocationContext): Promise<SweepSummary> => {
     const { value, ops } = await counted(async () => {
@@ -126,9 +129,17 @@ export function createSweep(
         membersMoved = pass.moved;
         migrated = pass.complete;
       }
+      let eventsIndexed = 0;
+      if (!indexed) {
+        // Once per instance after the index's one-time backfill: a point read of its marker.
+        const pass = await deps.store.backfillEventIndex();
+        eventsIndexed = pass.indexed;
+        indexed = pass.complete;
+      }
       return {
         clusters: clusters.length,
         membersMoved,
+        eventsIndexed,
         changed,
         skipped,
         forgotten,

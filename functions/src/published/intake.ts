@@ -1,4 +1,4 @@
-import { applyPublished, type ClusterState, type Decision } from "@quiesce/core";
+import { applyPublishedBatch, needsClusterEvents } from "@quiesce/core";
 import { eventKey } from "@quiesce/protocol/imds";
 import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import { policyFor } from "@quiesce/protocol/policy";
@@ -7,7 +7,7 @@ import { decisionEffects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import type { PipelineDeps } from "../pipeline/deps";
 import { gateInputs } from "../pipeline/sweep";
-import { commitDecision, counted, withConflictRetry } from "../store";
+import { commitDecision, counted, mapLimit, withConflictRetry } from "../store";
 import type { ClaimIndexCache } from "./claimIndexCache";
 
 /**
@@ -38,7 +38,17 @@ export interface IntakeOptions {
 }
 
 const ENDED_STATUSES = new Set(["Completed", "Canceled"]);
+/** Events loaded, decided and committed together: a conflict retries this many, not the delivery. */
+const CHUNK = 100;
+const LOOKUPS_IN_FLIGHT = 16;
+const CHUNKS_IN_FLIGHT = 4;
 
+/**
+ * A delivery's cost follows its own events, never the events stored: each event's clusters come
+ * from the event index (one partition query and a point read each, store/eventIndex.ts), and the
+ * observations of one cluster are applied in chunks of 100, each one load of their rows (point
+ * reads), one decision and one commit, instead of a load and a commit per event.
+ */
 export function createPublishedIntake(
   deps: PipelineDeps,
   claims: ClaimIndexCache,
@@ -55,71 +65,126 @@ export function createPublishedIntake(
       skipped: 0,
       clusters: [],
     };
-    const touched = new Map<string, Set<string>>();
-    for (const obs of observations) {
-      const key = eventKey(obs.event.EventId);
+    const fallback = deps.settings.QUIESCE_UNCLAIMED_CLUSTER;
+    const keys = [...new Set(observations.map((o) => eventKey(o.event.EventId)))];
+    const holding = new Map<string, string[]>();
+    await mapLimit(keys, LOOKUPS_IN_FLIGHT, async (key) => {
       let clusters = opts.knownClusters
         ? [...(opts.knownClusters.get(key) ?? [])]
         : await deps.store.findEventClusters(key);
-      const fallback = deps.settings.QUIESCE_UNCLAIMED_CLUSTER;
       if (clusters.length > 1 && clusters.includes(fallback)) {
         // Held as unclaimed until a relay reported it into its own cluster: that one owns it now.
         await deps.store.forgetEvent(fallback, key);
         clusters = clusters.filter((c) => c !== fallback);
       }
+      holding.set(key, clusters);
+    });
+    // Each observation to its clusters, in delivery order; an event first seen in this delivery
+    // is claimed once, and its later observations follow it there.
+    const routed = new Map<string, ControlPlaneObservation[]>();
+    for (const obs of observations) {
+      const key = eventKey(obs.event.EventId);
+      let clusters = holding.get(key) ?? [];
       if (clusters.length === 0) {
         if (opts.skipUnknownEnded && ENDED_STATUSES.has(obs.event.EventStatus)) {
           summary.skipped++;
           continue;
         }
         clusters = await claims.claim(obs.scope, obs.event.Resources);
+        if (clusters.length === 0) {
+          summary.unclaimed++;
+          if (fallback === "off") continue;
+          clusters = [fallback];
+        }
+        holding.set(key, clusters);
       }
-      if (clusters.length === 0) {
-        summary.unclaimed++;
-        if (fallback === "off") continue;
-        clusters = [fallback];
-      }
-      for (const cluster of clusters) {
-        const changed = await applyTo(deps, cluster, obs);
-        if (changed) {
-          summary.applied++;
-          touched.set(cluster, (touched.get(cluster) ?? new Set()).add(key));
-        } else summary.unchanged++;
-      }
+      for (const cluster of clusters) routed.set(cluster, [...(routed.get(cluster) ?? []), obs]);
     }
+    const touched = new Map<string, Set<string>>();
+    const chunks = [...routed].flatMap(([cluster, list]) =>
+      chunkByEvent(list).map((chunk) => ({ cluster, chunk })),
+    );
+    // Chunks hold different events; what they share, the budget row, is written under its ETag.
+    const results = await mapLimit(chunks, CHUNKS_IN_FLIGHT, ({ cluster, chunk }) =>
+      applyTo(deps, cluster, chunk),
+    );
+    for (const [n, { cluster, chunk }] of chunks.entries())
+      chunk.forEach((obs, k) => {
+        if (!results[n]?.[k]) {
+          summary.unchanged++;
+          return;
+        }
+        summary.applied++;
+        const set = touched.get(cluster) ?? new Set<string>();
+        touched.set(cluster, set.add(eventKey(obs.event.EventId)));
+      });
     summary.clusters = [...touched.keys()].sort();
     for (const [cluster, keys] of touched) followUp(cluster, [...keys]);
     return summary;
   };
 }
 
+/** A cluster's observations in chunks of at most CHUNK events, each event's in delivery order. */
+function chunkByEvent(list: readonly ControlPlaneObservation[]): ControlPlaneObservation[][] {
+  const byEvent = new Map<string, ControlPlaneObservation[]>();
+  for (const obs of list) {
+    const key = eventKey(obs.event.EventId);
+    byEvent.set(key, [...(byEvent.get(key) ?? []), obs]);
+  }
+  const events = [...byEvent.values()];
+  return Array.from({ length: Math.ceil(events.length / CHUNK) }, (_, i) =>
+    events.slice(i * CHUNK, (i + 1) * CHUNK).flat(),
+  );
+}
+
+/** Some observations of one cluster, applied together: which of them changed anything. */
 async function applyTo(
   deps: PipelineDeps,
   cluster: string,
-  obs: ControlPlaneObservation,
-): Promise<boolean> {
+  observations: readonly ControlPlaneObservation[],
+): Promise<boolean[]> {
   const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
-  const key = eventKey(obs.event.EventId);
+  const keys = [...new Set(observations.map((o) => eventKey(o.event.EventId)))];
+  const vms = observations.flatMap((o) => o.event.Resources);
   const { value } = await counted(() =>
-    withConflictRetry(async (): Promise<{ before: ClusterState; decision: Decision } | null> => {
-      // The event's own rows and every event row (the budget), as a report reads them: not the
-      // whole cluster, which at 10,000 VMs is every member row for each delivery. A live-relays
-      // gate counts every member, so with one the whole cluster is read, as the sweep does.
-      const loaded = countsEveryMember(policy)
-        ? await deps.store.loadCluster(cluster, [key])
-        : await deps.store.loadEvents(cluster, [key], obs.event.Resources);
-      const now = deps.clock.now();
-      const inputs = await gateInputs(deps, loaded.state, policy);
-      const decision = applyPublished(loaded.state, obs, now, policy, inputs);
-      if (decision.state === loaded.state) return null;
+    withConflictRetry(async () => {
+      // The events' own rows, as a report reads them: not the whole cluster, which at 10,000 VMs
+      // is every member row, nor its events partition, which holds every event kept for
+      // retention. A live-relays gate counts every member, so with one the whole cluster is
+      // read, as the sweep does.
+      let loaded = countsEveryMember(policy)
+        ? await deps.store.loadCluster(cluster, keys)
+        : await deps.store.loadEvents(cluster, keys, vms, { onlyTheseEvents: true });
+      const decide = async () =>
+        applyPublishedBatch(
+          loaded.state,
+          observations,
+          deps.clock.now(),
+          policy,
+          await gateInputs(deps, loaded.state, policy),
+        );
+      let decided = await decide();
+      // An election counts the cluster's events in flight (the budget): read them only then.
+      if (loaded.onlyItsEvents && needsClusterEvents(loaded.state, decided.decision.state)) {
+        loaded = await deps.store.addClusterEvents(loaded);
+        decided = await decide();
+      }
+      const { decision, changed } = decided;
+      if (decision.state === loaded.state) return { changed, effects: null };
       await commitDecision(deps.store, loaded, decision);
-      return { before: loaded.state, decision };
+      return { changed, effects: { before: loaded.state, decision } };
     }, deps.retry),
   );
-  if (!value) return false;
-  runEffects(
-    { telemetry: deps.telemetry, notify: (ns, p) => deps.notifier.afterCommit(ns, p) },
-    decisionEffects(value.before, value.decision, { kind: "operator" }, deps.clock.now(), policy),
-  );
-  return true;
+  if (value.effects)
+    runEffects(
+      { telemetry: deps.telemetry, notify: (ns, p) => deps.notifier.afterCommit(ns, p) },
+      decisionEffects(
+        value.effects.before,
+        value.effects.decision,
+        { kind: "operator" },
+        deps.clock.now(),
+        policy,
+      ),
+    );
+  return value.changed;
 }

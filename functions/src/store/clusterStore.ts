@@ -3,16 +3,18 @@ import type { Decision } from "@quiesce/core";
 import { type Clock, systemClock } from "@quiesce/protocol";
 import { isBudgetRow } from "./budget";
 import { DecisionWriter } from "./decisionWriter";
+import { type BackfillPass, EventIndex } from "./eventIndex";
 import { type AuditEntry, HistoryLog } from "./history";
 import { IdleMemberCache } from "./idleMemberCache";
 import { decodeKey, encodeKey } from "./keys";
-import type { Loaded } from "./loaded";
+import { etagKey, type Loaded } from "./loaded";
 import { MemberRows } from "./memberRows";
 import { ReportReadCache } from "./reportReadCache";
 import { RowReader } from "./rowReader";
 import { type ReportScope, StateReader } from "./stateReader";
 import type { OpCounts, Tables } from "./tables";
 
+export type { BackfillPass } from "./eventIndex";
 export type { AuditEntry, HistoryRow } from "./history";
 export type { Loaded } from "./loaded";
 export type { ReportScope } from "./stateReader";
@@ -24,6 +26,7 @@ export type { ReportScope } from "./stateReader";
  * - Events:    PK cluster, RK eventKey(EventId)             one row per event
  * - Readiness: PK cluster|eventKey, RK memberKey            one VM's view of one event
  * - History:   PK cluster|eventKey, RK time-seq-random      transitions and operator audit
+ * - EventIndex: PK eventKey, RK cluster                     which clusters hold an event (eventIndex.ts)
  * Keys are escaped by `encodeKey`; records are JSON in d0..dN (see codec.ts).
  *
  * A load (stateReader.ts) returns a ClusterState plus the ETag of every row read; `commit`
@@ -35,6 +38,7 @@ export class ClusterStore {
   private readonly reader: StateReader;
   private readonly writer: DecisionWriter;
   private readonly history: HistoryLog;
+  private readonly eventIndex: EventIndex;
   /** The Members table across both partition schemes (memberRows.ts), shared with the status queries. */
   readonly memberRows: MemberRows;
 
@@ -48,6 +52,7 @@ export class ClusterStore {
     const idleMembers = new IdleMemberCache(() => clock.now());
     const copies = new ReportReadCache(() => clock.now());
     this.history = new HistoryLog(tables);
+    this.eventIndex = new EventIndex(tables.EventIndex, tables.Events);
     this.memberRows = new MemberRows(tables.Members, () => clock.now());
     this.reader = new StateReader(
       tables,
@@ -89,20 +94,37 @@ export class ClusterStore {
     return this.reader.loadCluster(cluster, alsoEvents);
   }
 
-  loadEvents(cluster: string, keys: Iterable<string>, vms: Iterable<string> = []): Promise<Loaded> {
-    return this.reader.loadEvents(cluster, keys, vms);
+  loadEvents(
+    cluster: string,
+    keys: Iterable<string>,
+    vms: Iterable<string> = [],
+    opts: { onlyTheseEvents?: boolean } = {},
+  ): Promise<Loaded> {
+    return this.reader.loadEvents(cluster, keys, vms, opts);
   }
 
-  commit(
+  /**
+   * The decision's rows (decisionWriter.ts), with the event index (eventIndex.ts): the index rows
+   * of the events it creates before them, those of the events it forgets after them.
+   */
+  async commit(
     loaded: Loaded,
     decision: Decision,
     opts: { reporter?: string; audit?: AuditEntry; ended: ReadonlySet<string> },
   ): Promise<void> {
-    return this.writer.commit(loaded, decision, opts);
+    const { cluster } = loaded.state;
+    const pk = encodeKey(cluster);
+    const created = Object.keys(decision.state.events).filter(
+      (k) => !loaded.etags.has(etagKey("Events", pk, encodeKey(k))),
+    );
+    await this.eventIndex.add(cluster, created);
+    await this.writer.commit(loaded, decision, opts);
+    for (const key of decision.forget) await this.eventIndex.remove(cluster, key);
   }
 
-  forgetEvent(cluster: string, key: string): Promise<void> {
-    return this.writer.forgetEvent(cluster, key);
+  async forgetEvent(cluster: string, key: string): Promise<void> {
+    await this.writer.forgetEvent(cluster, key);
+    await this.eventIndex.remove(cluster, key);
   }
 
   /** Whether the cluster holds this event (one point read). */
@@ -110,11 +132,17 @@ export class ClusterStore {
     return (await this.tables.Events.get(encodeKey(cluster), encodeKey(key))) !== null;
   }
 
-  /** Clusters holding an event with this key (an EventId is unique in Azure, but not across tenants' test data). */
-  async findEventClusters(key: string): Promise<string[]> {
-    const rk = encodeKey(key);
-    const rows = await this.tables.Events.query(odata`RowKey eq ${rk}`, ["PartitionKey", "RowKey"]);
-    return rows.map((r) => decodeKey(r.partitionKey)).sort();
+  /**
+   * Clusters holding an event with this key (an EventId is unique in Azure, but not across
+   * tenants' test data): through the event index, whatever the number of events stored.
+   */
+  findEventClusters(key: string): Promise<string[]> {
+    return this.eventIndex.clustersOf(key);
+  }
+
+  /** One pass of the event index's one-time backfill (the sweep's; eventIndex.ts). */
+  backfillEventIndex(): Promise<BackfillPass> {
+    return this.eventIndex.backfill();
   }
 
   /** Every event key and the clusters holding it: one key-only listing (the backstop's). */
@@ -136,8 +164,10 @@ export class ClusterStore {
   async clustersToSweep(retentionCutoff: number): Promise<string[]> {
     const rows = await this.tables.Events.query(
       odata`ended eq ${false} or endedAt lt ${retentionCutoff}`,
-      ["PartitionKey", "RowKey"],
+      ["PartitionKey", "RowKey", "ended"],
     );
+    // Events an instance of the previous release created have no index row yet (rolling upgrade).
+    await this.eventIndex.indexActive(rows.filter((r) => r.ended === false));
     return [...new Set(rows.map((r) => decodeKey(r.partitionKey)))].sort();
   }
 

@@ -2,6 +2,7 @@ export * from "./clusterStore";
 export * from "./codec";
 export * from "./commitDecision";
 export * from "./credential";
+export { eventIndexRow } from "./eventIndex";
 export * from "./keys";
 export * from "./memberMigration";
 export * from "./memberRows";

@@ -113,16 +113,23 @@ export class StateReader {
    * Some events of the cluster with what deciding them reads (their readiness rows, the members
    * they and `vms` name), beside every event row of the cluster (the budget of events in flight):
    * for an Event Grid delivery or a control-plane follow-up, which concern one event or a few.
+   * `onlyTheseEvents`: point-read these events instead of the whole events partition, whose size
+   * is every event of the cluster kept for retention (`addClusterEvents` adds the rest when the
+   * decision may elect, as for a report).
    */
   async loadEvents(
     cluster: string,
     keys: Iterable<string>,
     vms: Iterable<string>,
+    opts: { onlyTheseEvents?: boolean } = {},
   ): Promise<Loaded> {
     const loaded = emptyLoaded(cluster);
     const events = new Set(keys);
     const names = new Set([...vms].map(memberKey));
-    await this.loadActive(loaded, events, names, { readinessOnlyFor: events });
+    await this.loadActive(loaded, events, names, {
+      readinessOnlyFor: events,
+      onlyItsEvents: opts.onlyTheseEvents ?? false,
+    });
     return loaded;
   }
 

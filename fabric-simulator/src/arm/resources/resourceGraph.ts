@@ -53,6 +53,9 @@ const QueryRequest = z.strictObject({
       // The spec's default; `table` is a format the simulator does not render.
       resultFormat: z.literal("objectArray").default("objectArray"),
       $top: z.number().int().min(1).max(1000).optional(),
+      // "The number of rows to skip from the beginning of the results. Overrides the next page
+      // offset when $skipToken property is present" (the spec's QueryRequestOptions).
+      $skip: z.number().int().min(0).max(2_147_483_647).optional(),
       $skipToken: z.string().min(1).max(4096).optional(),
     })
     .optional(),
@@ -190,7 +193,9 @@ export function resourceGraphQuery(publishes: Publishes = optedIn) {
       resume === undefined
         ? 0
         : rows.findIndex((r) => r.id.toLowerCase() > resume.after.toLowerCase());
-    const from = start === -1 ? rows.length : start;
+    const skip = req.data.options?.$skip;
+    const from =
+      skip !== undefined ? Math.min(skip, rows.length) : start === -1 ? rows.length : start;
     const page = rows.slice(from, from + (req.data.options?.$top ?? DEFAULT_TOP));
     const last = page.at(-1);
     const more = last !== undefined && from + page.length < rows.length;
