@@ -4,12 +4,24 @@ import { defineConfig } from "vitest/config";
 // The workspace packages from their sources, subpaths included ("@quiesce/protocol/imds"
 // -> protocol/src/imds/index.ts), as scripts/esbuild/workspace-sources.mjs does for bundles.
 //
-// Two projects, each two files at a time (vitest's default on 2 cores is one: cores - 1).
-// "unit" first. "e2e" (test/e2e: whole clusters of real processes, bounded in wall time) runs
-// after every unit file has finished (a later groupOrder), so no unit file competes with a
-// cluster for the machine; two clusters at once measured 36 % of 2 cores (mostly waiting on
-// intervals), their files as long as run one at a time. The wall-time bounds themselves add the
-// scheduling delay measured while they ran (@quiesce/testkit/lag), for other work on the machine.
+// Three projects. "unit" (unit, integration against Azurite, infra, architecture, contracts, a
+// fuzz sample) runs two files at a time (vitest's default on 2 cores is one: cores - 1) without
+// isolating files from each other: each worker keeps its module graph, so a file does not
+// evaluate zod schemas, the Azure SDKs and the Kubernetes client again (import was 186 s of a
+// 280 s phase; 165 s without). The files that need a process of their own run in "isolated":
+// @azure/identity keeps one MSAL token cache per process (a token a simulator minted for an
+// earlier file would be handed to this file's simulator, which refuses it), vi.mock needs a fresh
+// module graph, and the secrets test must prove what it proves whatever else ran first.
+// "e2e" (test/e2e: whole clusters of real processes, bounded in wall time) runs after every other
+// file has finished (a later groupOrder), three files at a time: they mostly wait on intervals
+// (two at once measured 36 % of 2 cores). The wall-time bounds themselves add the scheduling
+// delay measured while they ran (@quiesce/testkit/lag), for other work on the machine.
+const ISOLATED = [
+  "fabric-simulator/src/arm/identity.test.ts",
+  "test/integration/attestation/**/*.test.ts",
+  "test/infra/host-bindings.test.ts",
+  "test/integration/secretsNeverLeave.test.ts",
+];
 const exclude = ["**/node_modules/**", "**/dist/**"];
 export default defineConfig({
   resolve: {
@@ -30,7 +42,18 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["**/*.test.ts"],
-          exclude: [...exclude, "test/e2e/**"],
+          exclude: [...exclude, "test/e2e/**", ...ISOLATED],
+          maxWorkers: 2,
+          isolate: false,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "isolated",
+          include: ISOLATED,
+          exclude,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -41,7 +64,7 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           exclude,
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
           // A guard against hangs, not a claim: each test bounds what it waits for itself.
           testTimeout: 120_000,
