@@ -1,4 +1,5 @@
 import { startAzurite } from "@quiesce/functions";
+import { AVAILABILITY_SET as AS, scheduledEventEmitted } from "@quiesce/testkit/eventGrid";
 import { call, request, testCoordinator } from "@quiesce/testkit/harness";
 import { firstEventRow, seedStoredEvents } from "@quiesce/testkit/seed";
 import { round } from "./stats";
@@ -34,42 +35,11 @@ export interface DeliveryResult {
 
 const KEY = "event-grid-key-0123456789";
 const PER_CLUSTER = 1_000;
-const SUB = "00000000-0000-0000-0000-000000000000";
-const AS = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/appliances`;
 
 function event(i: number, status: string) {
   const eventId = `6e1c9a52-4f0b-4d7e-9b1a-${String(i).padStart(12, "0")}`;
-  const id = `${AS}/providers/microsoft.maintenance/scheduledevents/${eventId}`;
-  return {
-    id: `delivery-${i}-${status}`,
-    topic: `/subscriptions/${SUB}`,
-    subject: id,
-    eventType: "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted",
-    eventTime: "2026-11-23T05:00:00Z",
-    dataVersion: "3.0",
-    metadataVersion: "1",
-    data: {
-      resourceInfo: {
-        id,
-        name: eventId,
-        type: "microsoft.maintenance/scheduledevents",
-        properties: {
-          EventId: eventId,
-          EventType: "Freeze",
-          ResourceType: "VirtualMachine",
-          Resources: [`app-${2 * i}`, `app-${2 * i + 1}`],
-          EventStatus: status,
-          NotBefore: status === "Scheduled" ? "Mon, 23 Nov 2026 05:15:00 GMT" : "",
-          Description: "Host update",
-          EventSource: "Platform",
-          DurationInSeconds: 5,
-          ScheduledEventApiVersion: "2020-07-01",
-        },
-      },
-      operationalInfo: { resourceEventTime: "2026-11-23T05:00:00Z" },
-      apiVersion: "2024-07-01",
-    },
-  };
+  const resources = [`app-${2 * i}`, `app-${2 * i + 1}`];
+  return scheduledEventEmitted({ eventId, status, resources, id: `delivery-${i}-${status}` });
 }
 
 export async function measureDelivery(

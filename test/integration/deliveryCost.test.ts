@@ -2,6 +2,11 @@ import { TableClient } from "@azure/data-tables";
 import { CountedTable, eventIndexRow } from "@quiesce/functions";
 import { useAzurite } from "@quiesce/testkit/azurite";
 import {
+  AVAILABILITY_SET as AS,
+  SUBSCRIPTION as SUB,
+  scheduledEventEmitted,
+} from "@quiesce/testkit/eventGrid";
+import {
   call,
   freezeEvent,
   makeReport,
@@ -22,42 +27,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
  */
 const azurite = useAzurite();
 const KEY = "event-grid-key-0123456789";
-const SUB = "00000000-0000-0000-0000-000000000000";
-const AS = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/appliances`;
 const STRAY = `/subscriptions/${SUB}/resourceGroups/other/providers/Microsoft.Compute/virtualMachines/lonely`;
 
 function eventGridEvent(eventId: string, status: string, resources: string[], scope = AS) {
-  const id = `${scope}/providers/microsoft.maintenance/scheduledevents/${eventId.toLowerCase()}`;
-  return {
-    id: `delivery-${eventId}-${status}`,
-    topic: `/subscriptions/${SUB}`,
-    subject: id,
-    eventType: "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted",
-    eventTime: "2026-11-23T05:00:00Z",
-    dataVersion: "3.0",
-    metadataVersion: "1",
-    data: {
-      resourceInfo: {
-        id,
-        name: eventId,
-        type: "microsoft.maintenance/scheduledevents",
-        properties: {
-          EventId: eventId,
-          EventType: "Freeze",
-          ResourceType: "VirtualMachine",
-          Resources: resources,
-          EventStatus: status,
-          NotBefore: status === "Scheduled" ? "Mon, 23 Nov 2026 05:15:00 GMT" : "",
-          Description: "Host update",
-          EventSource: "Platform",
-          DurationInSeconds: 5,
-          ScheduledEventApiVersion: "2020-07-01",
-        },
-      },
-      operationalInfo: { resourceEventTime: "2026-11-23T05:00:00Z" },
-      apiVersion: "2024-07-01",
-    },
-  };
+  return scheduledEventEmitted({ eventId, status, resources, scope });
 }
 
 const uuid = (i: number) => `5d4b8a43-0d39-4c2b-a0a4-${String(i).padStart(12, "0")}`;

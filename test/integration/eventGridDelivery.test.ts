@@ -8,6 +8,11 @@ import {
 import { type LocalCoordinator, startLocalCoordinator } from "@quiesce/functions";
 import { MAX_DELIVERY_BYTES } from "@quiesce/protocol/maintenance";
 import { type AzuriteHandle, startTestAzurite } from "@quiesce/testkit/azurite";
+import {
+  AVAILABILITY_SET as AS,
+  SUBSCRIPTION as SUB,
+  scheduledEventEmitted,
+} from "@quiesce/testkit/eventGrid";
 import { context, uniquePrefix } from "@quiesce/testkit/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -18,8 +23,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * "Delivery protocol").
  */
 const KEY = "event-grid-key-0123456789";
-const SUB = "00000000-0000-0000-0000-000000000000";
-const AS = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/appliances`;
 const AKS = `/subscriptions/${SUB}/resourcegroups/rg/providers/Microsoft.ContainerService/managedClusters/aks`;
 
 let azurite: AzuriteHandle;
@@ -65,25 +68,13 @@ function properties(eventId: string, status = "Scheduled") {
 
 /** One Event Grid schema event for `scope` (a maintenance resource of it). */
 function gridEvent(eventId: string, scope = AS, props: unknown = properties(eventId)) {
-  const id = `${scope}/providers/microsoft.maintenance/scheduledevents/${eventId}`;
-  return {
+  return scheduledEventEmitted({
+    eventId,
+    status: "Scheduled",
+    scope,
     id: randomUUID(),
-    topic: `/subscriptions/${SUB}`,
-    subject: id,
-    eventType: "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted",
-    eventTime: "2026-11-23T05:00:00Z",
-    dataVersion: "3.0",
-    metadataVersion: "1",
-    data: {
-      resourceInfo: {
-        id,
-        name: eventId,
-        type: "microsoft.maintenance/scheduledevents",
-        properties: props,
-      },
-      apiVersion: "2024-07-01",
-    },
-  };
+    properties: props,
+  });
 }
 
 const url = (code = KEY) => `${local.url}/api/maintenance/eventgrid?code=${code}`;

@@ -1,5 +1,10 @@
 import { useAzurite } from "@quiesce/testkit/azurite";
 import {
+  AVAILABILITY_SET as AS,
+  SUBSCRIPTION as SUB,
+  scheduledEventEmitted,
+} from "@quiesce/testkit/eventGrid";
+import {
   call,
   context,
   freezeEvent,
@@ -18,8 +23,6 @@ import { describe, expect, it } from "vitest";
  */
 const azurite = useAzurite();
 const KEY = "event-grid-key-0123456789";
-const SUB = "00000000-0000-0000-0000-000000000000";
-const AS = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/appliances`;
 const EVENT_ID = "5d4b8a43-0d39-4c2b-a0a4-1f1fb2b25f6e";
 
 function delivery(
@@ -27,40 +30,15 @@ function delivery(
   resources: string[],
   opts: { scope?: string; eventId?: string; id?: string } = {},
 ) {
-  const scope = opts.scope ?? AS;
   const eventId = opts.eventId ?? EVENT_ID;
-  const resourceId = `${scope}/providers/microsoft.maintenance/scheduledevents/${eventId.toLowerCase()}`;
   return [
-    {
+    scheduledEventEmitted({
+      eventId,
+      status,
+      resources,
+      ...(opts.scope ? { scope: opts.scope } : {}),
       id: opts.id ?? `delivery-${status}`,
-      topic: `/subscriptions/${SUB}`,
-      subject: resourceId,
-      eventType: "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted",
-      eventTime: "2026-11-23T05:00:00Z",
-      dataVersion: "3.0",
-      metadataVersion: "1",
-      data: {
-        resourceInfo: {
-          id: resourceId,
-          name: eventId,
-          type: "microsoft.maintenance/scheduledevents",
-          properties: {
-            EventId: eventId,
-            EventType: "Freeze",
-            ResourceType: "VirtualMachine",
-            Resources: resources,
-            EventStatus: status,
-            NotBefore: status === "Scheduled" ? "Mon, 23 Nov 2026 05:15:00 GMT" : "",
-            Description: "Host update",
-            EventSource: "Platform",
-            DurationInSeconds: 5,
-            ScheduledEventApiVersion: "2020-07-01",
-          },
-        },
-        operationalInfo: { resourceEventTime: "2026-11-23T05:00:00Z" },
-        apiVersion: "2024-07-01",
-      },
-    },
+    }),
   ];
 }
 

@@ -1,5 +1,6 @@
 import type { Notification } from "@quiesce/functions";
 import { useAzurite } from "@quiesce/testkit/azurite";
+import { AVAILABILITY_SET as AS, scheduledEventEmitted } from "@quiesce/testkit/eventGrid";
 import { call, request, type TestCoordinator, testCoordinator } from "@quiesce/testkit/harness";
 import { describe, expect, it } from "vitest";
 
@@ -12,40 +13,10 @@ import { describe, expect, it } from "vitest";
  */
 const azurite = useAzurite();
 const KEY = "event-grid-key-0123456789";
-const SUB = "00000000-0000-0000-0000-000000000000";
-const AS = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/appliances`;
 
 function delivery(eventId: string, status: string) {
-  const id = `${AS}/providers/microsoft.maintenance/scheduledevents/${eventId}`;
   return [
-    {
-      id: `${eventId}-${status}`,
-      topic: `/subscriptions/${SUB}`,
-      subject: id,
-      eventType: "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted",
-      eventTime: "2026-11-23T05:00:00Z",
-      dataVersion: "3.0",
-      metadataVersion: "1",
-      data: {
-        resourceInfo: {
-          id,
-          name: eventId,
-          type: "microsoft.maintenance/scheduledevents",
-          properties: {
-            EventId: eventId,
-            EventType: "Freeze",
-            ResourceType: "VirtualMachine",
-            Resources: ["app-0"],
-            EventStatus: status,
-            NotBefore: status === "Scheduled" ? "Mon, 23 Nov 2026 05:15:00 GMT" : "",
-            EventSource: "Platform",
-            DurationInSeconds: 5,
-          },
-        },
-        operationalInfo: { resourceEventTime: "2026-11-23T05:00:00Z" },
-        apiVersion: "2024-07-01",
-      },
-    },
+    scheduledEventEmitted({ eventId, status, resources: ["app-0"], id: `${eventId}-${status}` }),
   ];
 }
 
