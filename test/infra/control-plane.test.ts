@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bicepCli, bicepFiles, declaration, parseBicep, properties, rel, repoRoot } from "./bicep";
 import { actionsInBicep, descendants, file, targetScope } from "./controlPlaneBicep";
+import { compile } from "./eventsBicep";
 
 /**
  * The coordinator's Azure Resource Manager access (docs/control-plane.md, Permissions): a custom
@@ -152,36 +151,29 @@ describe("the role's assignments", () => {
       console.warn("Bicep CLI not found (scripts/bicep/restore.sh): compiled template not checked");
       return;
     }
-    const out = mkdtempSync(join(tmpdir(), "bicep-control-plane-"));
-    try {
-      const json = join(out, "main.json");
-      execFileSync(bicep, ["build", file("main.bicep"), "--outfile", json], { stdio: "pipe" });
-      const template = JSON.parse(readFileSync(json, "utf8"));
-      const resources: Record<string, unknown>[] = Array.isArray(template.resources)
-        ? template.resources
-        : Object.values(template.resources);
-      const byName = (n: string) =>
-        // biome-ignore lint/suspicious/noExplicitAny: the compiled template is inspected field by field
-        resources.find((r) => String(r.name).includes(n)) as Record<string, any>;
-      const role = byName("control-plane-role");
-      expect(role.condition).toBe("[variables('controlPlane')]");
-      const access = byName("quiesce-control-plane-");
-      expect(access.copy.count).toBe("[length(variables('controlPlaneGroups'))]");
-      expect(access.resourceGroup).toBe("[variables('controlPlaneGroups')[copyIndex()]]");
-      expect(access).not.toHaveProperty("subscriptionId");
-      expect(access).not.toHaveProperty("scope");
-      const nested = access.properties.template;
-      expect(nested.$schema).toContain("/deploymentTemplate.json"); // resource-group scope
-      const assignments = (
-        Array.isArray(nested.resources) ? nested.resources : Object.values(nested.resources)
-      ) as Record<string, unknown>[];
-      expect(assignments.map((r) => r.type)).toEqual(["Microsoft.Authorization/roleAssignments"]);
-      expect(assignments[0]).not.toHaveProperty("scope");
-      // The role's actions, as compiled into the role module.
-      const roleTemplate = role.properties.template;
-      expect(JSON.stringify(roleTemplate)).toContain(JSON.stringify(EXPECTED_ACTIONS));
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
+    const template = compile(bicep, "main.bicep");
+    const resources: Record<string, unknown>[] = Array.isArray(template.resources)
+      ? template.resources
+      : Object.values(template.resources);
+    const byName = (n: string) =>
+      // biome-ignore lint/suspicious/noExplicitAny: the compiled template is inspected field by field
+      resources.find((r) => String(r.name).includes(n)) as Record<string, any>;
+    const role = byName("control-plane-role");
+    expect(role.condition).toBe("[variables('controlPlane')]");
+    const access = byName("quiesce-control-plane-");
+    expect(access.copy.count).toBe("[length(variables('controlPlaneGroups'))]");
+    expect(access.resourceGroup).toBe("[variables('controlPlaneGroups')[copyIndex()]]");
+    expect(access).not.toHaveProperty("subscriptionId");
+    expect(access).not.toHaveProperty("scope");
+    const nested = access.properties.template;
+    expect(nested.$schema).toContain("/deploymentTemplate.json"); // resource-group scope
+    const assignments = (
+      Array.isArray(nested.resources) ? nested.resources : Object.values(nested.resources)
+    ) as Record<string, unknown>[];
+    expect(assignments.map((r) => r.type)).toEqual(["Microsoft.Authorization/roleAssignments"]);
+    expect(assignments[0]).not.toHaveProperty("scope");
+    // The role's actions, as compiled into the role module.
+    const roleTemplate = role.properties.template;
+    expect(JSON.stringify(roleTemplate)).toContain(JSON.stringify(EXPECTED_ACTIONS));
   }, 120_000);
 });

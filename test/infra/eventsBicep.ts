@@ -1,9 +1,19 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { Node, Tree } from "web-tree-sitter";
-import { infraDir, parseBicep } from "./bicep";
+import { bicepFiles, infraDir, parseBicep, repoRoot } from "./bicep";
 
 /** What the control-plane events infra tests (control-plane-events*.test.ts) read the Bicep with. */
 
@@ -20,13 +30,32 @@ export function named(template: Json, part: string): Json {
   return found;
 }
 
-/** infra/<file> compiled by the Bicep CLI, as JSON. */
+/**
+ * infra/<file> compiled by the Bicep CLI, as JSON. Several test files check the same compiled
+ * main.bicep, and a compile is a .NET start (seconds of CPU): the first one writes it under
+ * node_modules/.cache keyed by the CLI and every infra/*.bicep file's content, the others read it.
+ */
 export function compile(bicep: string, file: string): Json {
+  const key = createHash("sha256").update(bicep).update(statSync(bicep).mtimeMs.toString());
+  for (const f of bicepFiles()) key.update(f).update(readFileSync(f));
+  const cached = join(
+    repoRoot,
+    "node_modules",
+    ".cache",
+    "quiesce-bicep",
+    `${key.update(file).digest("hex")}.json`,
+  );
+  if (existsSync(cached)) return JSON.parse(readFileSync(cached, "utf8"));
   const out = mkdtempSync(join(tmpdir(), "bicep-events-"));
   try {
     const json = join(out, "out.json");
     execFileSync(bicep, ["build", join(infraDir, file), "--outfile", json], { stdio: "pipe" });
-    return JSON.parse(readFileSync(json, "utf8"));
+    const text = readFileSync(json, "utf8");
+    mkdirSync(dirname(cached), { recursive: true });
+    // Written whole, then renamed: a file compiling at the same time reads all of it or none.
+    writeFileSync(`${cached}.${process.pid}`, text);
+    renameSync(`${cached}.${process.pid}`, cached);
+    return JSON.parse(text);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
