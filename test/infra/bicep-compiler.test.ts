@@ -3,24 +3,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bicepFiles, repoRoot } from "./bicep";
+import { bicepCli, bicepFiles, repoRoot } from "./bicep";
 
 /**
  * The real Bicep compiler and linter over infra/: type errors, unknown properties and API
  * versions, and linter warnings, which the grammar check cannot see. The compiler is the one
  * scripts/bicep/restore.sh puts in .tools/bicep (CI runs it first), else `bicep` on PATH.
  */
-function findBicep(): string | undefined {
-  const found = spawnSync("bash", [join(repoRoot, "scripts", "bicep", "find-bicep.sh")], {
-    encoding: "utf8",
-  });
-  const command = found.stdout.trim();
-  // `az bicep` has no --pattern; scripts/bicep/build-all.sh handles it file by file.
-  return found.status === 0 && command && command !== "az bicep" ? command : undefined;
-}
-
 describe("infra/ with the Bicep compiler", () => {
-  const bicep = findBicep();
+  const bicep = bicepCli();
 
   it("compiles every Bicep file with no error and no linter warning (when the Bicep CLI is restored)", () => {
     if (!bicep) {

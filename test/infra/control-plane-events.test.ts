@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import type { Node } from "web-tree-sitter";
 import { bicepCli, declaration, infraDir, parseBicep, properties, repoRoot } from "./bicep";
 import { bicepString, descendants, file, targetScope } from "./controlPlaneBicep";
-import { compile, evaluateWith, type Json, named, resourcesOf, succeeded } from "./eventsBicep";
+import {
+  type Case,
+  compile,
+  evaluateEach,
+  type Json,
+  named,
+  resourcesOf,
+  succeeded,
+} from "./eventsBicep";
 
 /**
  * Control-plane events (PREVIEW in Azure; docs/control-plane.md, "Deploying the control-plane
@@ -70,17 +78,19 @@ describe("the controlPlaneEvents switch (infra/main.bicep)", () => {
     if (!bicep) return noCli();
     const main = await parseBicep(file("main.bicep"));
     // The expression itself, not the variable: the console reports a fail() message only there.
-    const eventsOn = (value: string, controlPlane: boolean) =>
-      evaluateWith(
-        bicep,
-        { controlPlaneEvents: bicepString(value), controlPlane: String(controlPlane) },
-        [],
-        declaration(main, "eventsOn").namedChild(1)?.text ?? "",
-      );
-    expect(succeeded(eventsOn("false", false))).toBe(false);
-    expect(succeeded(eventsOn("false", true))).toBe(false);
-    expect(succeeded(eventsOn("true", true))).toBe(true);
-    expect(eventsOn("true", false)).toEqual({
+    const eventsOn = (value: string, controlPlane: boolean): Case => ({
+      given: { controlPlaneEvents: bicepString(value), controlPlane: String(controlPlane) },
+      declarations: [],
+      expression: declaration(main, "eventsOn").namedChild(1)?.text ?? "",
+    });
+    const results = evaluateEach(bicep, [
+      eventsOn("false", false),
+      eventsOn("false", true),
+      eventsOn("true", true),
+      eventsOn("true", false),
+    ]);
+    expect(results.slice(0, 3).map(succeeded)).toEqual([false, false, true]);
+    expect(results[3]).toEqual({
       error: expect.stringContaining("controlPlaneEvents needs controlPlaneResourceGroups"),
     });
     // controlPlane is the existing switch: a non-empty list of control-plane groups.
@@ -208,20 +218,16 @@ describe("the events role and module (infra/core/control-plane-events.bicep)", (
     const bicep = bicepCli();
     if (!bicep) return noCli();
     const tree = await parseBicep(file("core", "control-plane-events.bicep"));
-    const valid = (id: string) =>
-      succeeded(
-        evaluateWith(
-          bicep,
-          { maintenanceTopicId: bicepString(id) },
-          ["topicPath", "existingTopicValid"].map((name) =>
-            declaration(tree, name).text.replace(
-              /subscription\(\)\.subscriptionId/g,
-              bicepString(SUBSCRIPTION),
-            ),
-          ),
-          "existingTopicValid",
+    const valid = (id: string): Case => ({
+      given: { maintenanceTopicId: bicepString(id) },
+      declarations: ["topicPath", "existingTopicValid"].map((name) =>
+        declaration(tree, name).text.replace(
+          /subscription\(\)\.subscriptionId/g,
+          bicepString(SUBSCRIPTION),
         ),
-      );
+      ),
+      expression: "existingTopicValid",
+    });
     const topic = `/subscriptions/${SUBSCRIPTION}/resourceGroups/rg-shared/providers/Microsoft.EventGrid/systemTopics/maintenance`;
     const cases: [string, boolean][] = [
       [topic, true],
@@ -232,7 +238,10 @@ describe("the events role and module (infra/core/control-plane-events.bicep)", (
       ["maintenance", false],
       ["", false],
     ];
-    const results = cases.map(([id]) => valid(id));
+    const results = evaluateEach(
+      bicep,
+      cases.map(([id]) => valid(id)),
+    ).map(succeeded);
     expect(results).toEqual(cases.map(([, expected]) => expected));
   }, 60_000);
 });
@@ -242,27 +251,23 @@ describe("the coordinator's settings (infra/core/function-app.bicep)", () => {
     const bicep = bicepCli();
     if (!bicep) return noCli();
     const app = await parseBicep(file("core", "function-app.bicep"));
-    const settings = (cp: boolean, ev: boolean, interval: number, subscriptions: string) =>
-      succeeded(
-        evaluateWith(
-          bicep,
-          {
-            controlPlane: String(cp),
-            controlPlaneEvents: String(ev),
-            resourceGraphIntervalSeconds: String(interval),
-            resourceGraphSubscriptions: bicepString(subscriptions),
-          },
-          [declaration(app, "controlPlaneEventsSettings").text],
-          "controlPlaneEventsSettings",
-        ),
-      );
-    const results = [
+    const settings = (cp: boolean, ev: boolean, interval: number, subscriptions: string): Case => ({
+      given: {
+        controlPlane: String(cp),
+        controlPlaneEvents: String(ev),
+        resourceGraphIntervalSeconds: String(interval),
+        resourceGraphSubscriptions: bicepString(subscriptions),
+      },
+      declarations: [declaration(app, "controlPlaneEventsSettings").text],
+      expression: "controlPlaneEventsSettings",
+    });
+    const results = evaluateEach(bicep, [
       settings(false, false, 300, ""),
       settings(false, true, 300, ""),
       settings(true, false, 300, SUBSCRIPTION),
       settings(true, true, 300, ""),
       settings(true, true, 0, `${SUBSCRIPTION},00000000-0000-0000-0000-0000000000bb`),
-    ];
+    ]).map(succeeded);
     expect(results.slice(0, 3)).toEqual([{}, {}, {}]);
     expect(results[3]).toEqual({
       QUIESCE_CONTROL_PLANE_EVENTS: "true",

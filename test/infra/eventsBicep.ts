@@ -62,30 +62,41 @@ export function compile(bicep: string, file: string): Json {
 }
 
 /**
- * `bicep build-params` of a parameters file for infra/main.bicep with the required parameters and
- * `extra` (Bicep syntax, one per line): the compiler checks @allowed and types against main.bicep.
+ * `bicep build-params` of one parameters file per entry of `cases`, each for infra/main.bicep with
+ * the required parameters and the entry's lines (Bicep syntax): the compiler checks @allowed and
+ * types against main.bicep. One CLI start for all (--pattern; a start is seconds of .NET CPU):
+ * each result is whether its file built, and the diagnostics that name it.
  */
-export function buildParams(bicep: string, extra: string[]): { ok: boolean; output: string } {
+export function buildParams(bicep: string, cases: string[][]): { ok: boolean; output: string }[] {
   const dir = mkdtempSync(join(tmpdir(), "bicep-params-"));
   try {
-    const file = join(dir, "main.bicepparam");
     const using = relative(dir, join(infraDir, "main.bicep")).replace(/\\/g, "/");
-    writeFileSync(
-      file,
-      [
-        `using '${using}'`,
-        "param environmentName = 'test'",
-        "param location = 'westeurope'",
-        "param entraAudience = 'api://00000000-0000-0000-0000-000000000000'",
-        ...extra,
-      ].join("\n"),
-    );
-    const result = spawnSync(bicep, ["build-params", file, "--stdout"], {
-      encoding: "utf8",
-      timeout: 60_000,
+    const files = cases.map((extra, i) => {
+      const file = join(dir, `case${i}.bicepparam`);
+      writeFileSync(
+        file,
+        [
+          `using '${using}'`,
+          "param environmentName = 'test'",
+          "param location = 'westeurope'",
+          "param entraAudience = 'api://00000000-0000-0000-0000-000000000000'",
+          ...extra,
+        ].join("\n"),
+      );
+      return file;
     });
-    const output = `${result.stdout}\n${result.stderr}`;
-    return { ok: result.status === 0 && !/ : Error /.test(output), output };
+    const out = join(dir, "out");
+    const result = spawnSync(
+      bicep,
+      ["build-params", "--pattern", join(dir, "*.bicepparam"), "--outdir", out],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    const lines = `${result.stdout}\n${result.stderr}`.split("\n");
+    return files.map((file, i) => {
+      const output = lines.filter((l) => l.includes(file)).join("\n");
+      const built = existsSync(join(out, `case${i}.json`));
+      return { ok: built && !/ : Error /.test(output), output };
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -133,24 +144,14 @@ export function consoleEval(
   declarations: string,
   expressions: string[],
 ): Evaluated[] {
-  const result = spawnSync(bicep, ["console"], {
-    input: `${declarations}\n${expressions.map((e) => `base64(string({ v: ${e} }))`).join("\n")}\n`,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  const results: Evaluated[] = [];
-  for (const line of result.stdout.split("\n")) {
-    const value = line.trim().match(/^'([A-Za-z0-9+/=]*)'$/)?.[1];
-    const failed = line.match(
-      /Failed to evaluate expression "base64\(string\(\{ v: .*\}\)\)": (.*)$/,
-    );
-    if (value !== undefined)
-      results.push({ value: JSON.parse(Buffer.from(value, "base64").toString("utf8")).v });
-    else if (failed) results.push({ error: failed[1] ?? "" });
-  }
-  if (results.length !== expressions.length)
-    throw new Error(`bicep console: ${result.stdout}\n${result.stderr}`);
-  return results;
+  return evaluateEach(
+    bicep,
+    expressions.map((expression, i) => ({
+      given: {},
+      declarations: i === 0 ? [declarations] : [],
+      expression,
+    })),
+  );
 }
 
 /** The value of an evaluation that must not have failed. */
@@ -160,18 +161,37 @@ export function succeeded(evaluated: Evaluated | undefined): unknown {
   return evaluated.value;
 }
 
+/** One expression to evaluate after its inputs are stubbed (see evaluateEach). */
+export type Case = { given: Record<string, string>; declarations: string[]; expression: string };
+
 /**
- * One expression evaluated after `var name = value` for each entry of `given` (Bicep expressions)
- * and the given declarations, as written in a file: the file's own text, its inputs stubbed.
+ * Each case's expression evaluated after `var name = value` for each entry of its `given` (Bicep
+ * expressions) and its declarations, as written in a file: the file's own text, its inputs stubbed.
+ * All in one `bicep console` session (a CLI start is seconds of .NET CPU): the console lets a
+ * later `var` redeclare an earlier one, and evaluates variables when they are read.
  */
-export function evaluateWith(
-  bicep: string,
-  given: Record<string, string>,
-  declarations: string[],
-  expression: string,
-): Evaluated {
-  const stubs = Object.entries(given).map(([name, value]) => `var ${name} = ${value}`);
-  const [result] = consoleEval(bicep, [...stubs, ...declarations].join("\n"), [expression]);
-  if (!result) throw new Error(`no result for ${expression}`);
-  return result;
+export function evaluateEach(bicep: string, cases: Case[]): Evaluated[] {
+  const results: Evaluated[] = [];
+  const script = cases.map(({ given, declarations, expression }) => [
+    ...Object.entries(given).map(([name, value]) => `var ${name} = ${value}`),
+    ...declarations,
+    `base64(string({ v: ${expression} }))`,
+  ]);
+  const result = spawnSync(bicep, ["console"], {
+    input: `${script.flat().join("\n")}\n`,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  for (const line of result.stdout.split("\n")) {
+    const value = line.trim().match(/^'([A-Za-z0-9+/=]*)'$/)?.[1];
+    const failed = line.match(
+      /Failed to evaluate expression "base64\(string\(\{ v: .*\}\)\)": (.*)$/,
+    );
+    if (value !== undefined)
+      results.push({ value: JSON.parse(Buffer.from(value, "base64").toString("utf8")).v });
+    else if (failed) results.push({ error: failed[1] ?? "" });
+  }
+  if (results.length !== cases.length)
+    throw new Error(`bicep console: ${result.stdout}\n${result.stderr}`);
+  return results;
 }

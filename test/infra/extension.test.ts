@@ -3,21 +3,21 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RelaySettings } from "@quiesce/relay";
 import { describe, expect, it } from "vitest";
-import { declaration, infraDir, parseBicep, properties, repoRoot, stringLiteral } from "./bicep";
+import {
+  bicepCli,
+  declaration,
+  infraDir,
+  parseBicep,
+  properties,
+  repoRoot,
+  stringLiteral,
+} from "./bicep";
 
 /**
  * The relay extension end to end, as far as it runs without Azure: the settings Bicep computes
  * are what the relay accepts, and the files the extension downloads are the files packaging
  * produces and the relay's install scripts expect.
  */
-
-function findBicep(): string | undefined {
-  const found = spawnSync("bash", [join(repoRoot, "scripts", "bicep", "find-bicep.sh")], {
-    encoding: "utf8",
-  });
-  const command = found.stdout.trim();
-  return found.status === 0 && command && command !== "az bicep" ? command : undefined;
-}
 
 const bicepLiteral = (v: unknown): string =>
   typeof v === "string"
@@ -28,7 +28,7 @@ const bicepLiteral = (v: unknown): string =>
 
 describe("relay extension (infra/relay/extension.bicep)", () => {
   it("computes settings the relay's schema accepts, without the unset ones (evaluated by the Bicep console)", async () => {
-    const bicep = findBicep();
+    const bicep = bicepCli();
     if (!bicep) {
       console.warn("Bicep CLI not found (scripts/bicep/restore.sh): relaySettings() not evaluated");
       return;

@@ -10,6 +10,7 @@ import {
   consoleDeclarations,
   consoleEval,
   decoratorsOf,
+  type Evaluated,
   type Json,
   resourcesOf,
   succeeded,
@@ -64,21 +65,26 @@ describe("the parameters (infra/main.bicep)", () => {
   it("are refused by the compiler when out of range, accepted otherwise (bicep build-params)", () => {
     const bicep = bicepCli();
     if (!bicep) return noCli();
-    for (const bad of ["PT20M", "PT4M", "PT600S", "10"]) {
-      const { ok, output } = buildParams(bicep, [`param terminateNotificationTimeout = '${bad}'`]);
-      expect(ok, bad).toBe(false);
-      expect(output, bad).toMatch(/terminateNotificationTimeout|PT15M|BCP/);
-    }
-    expect(buildParams(bicep, ["param controlPlaneEvents = 'yes'"]).ok).toBe(false);
-    expect(buildParams(bicep, ["param resourceGraphIntervalSeconds = -1"]).ok).toBe(false);
-    expect(buildParams(bicep, ["param resourceGraphIntervalSeconds = 86401"]).ok).toBe(false);
-    const good = buildParams(bicep, [
-      "param terminateNotificationTimeout = 'PT10M'",
-      "param osImageNotification = 'true'",
-      `param scheduledEventsScaleSets = '${VMSS}'`,
+    const bad = ["PT20M", "PT4M", "PT600S", "10"];
+    const results = buildParams(bicep, [
+      ...bad.map((v) => [`param terminateNotificationTimeout = '${v}'`]),
+      ["param controlPlaneEvents = 'yes'"],
+      ["param resourceGraphIntervalSeconds = -1"],
+      ["param resourceGraphIntervalSeconds = 86401"],
+      [
+        "param terminateNotificationTimeout = 'PT10M'",
+        "param osImageNotification = 'true'",
+        `param scheduledEventsScaleSets = '${VMSS}'`,
+      ],
     ]);
-    expect(good.output).not.toMatch(/ : Error /);
-    expect(good.ok).toBe(true);
+    bad.forEach((v, i) => {
+      expect(results[i]?.ok, v).toBe(false);
+      expect(results[i]?.output, v).toMatch(/terminateNotificationTimeout|PT15M|BCP/);
+    });
+    expect(results.slice(4, 7).map((r) => r.ok)).toEqual([false, false, false]);
+    const good = results[7];
+    expect(good?.output).not.toMatch(/ : Error /);
+    expect(good?.ok).toBe(true);
   }, 120_000);
 
   it("are all azd environment values, empty or 'false' by default (infra/main.parameters.json)", () => {
@@ -95,22 +101,45 @@ describe("the parameters (infra/main.bicep)", () => {
 });
 
 describe("the emitted commands (infra/shared/control-plane-events.bicep, bicep console)", () => {
-  const evaluate = async (expressions: string[]) => {
-    const bicep = bicepCli();
-    if (!bicep) return undefined;
-    return consoleEval(
-      bicep,
-      await consoleDeclarations("shared/control-plane-events.bicep"),
-      expressions,
-    );
-  };
-
-  it("set scheduledEventsPolicy on every named group, then the scale sets' notifications", async () => {
-    const results = await evaluate([
+  // Every test's expressions in one `bicep console` session (a CLI start is seconds of CPU).
+  const expressions = {
+    commands: [
       `scheduledEventsCommands(['${VMSS}'], ['${AVSET}'], scheduledEventsPolicy(false, true), 'PT10M', true)`,
       `scheduledEventsCommands([], [], scheduledEventsPolicy(false, false), 'PT10M', true)`,
       `scheduledEventsCommands(['${VMSS}'], [], scheduledEventsPolicy(false, false), '', false)`,
-    ]);
+    ],
+    minutes: Array.from({ length: 11 }, (_, i) => `durationMinutes('PT${i + 5}M')`),
+    ids: [
+      `computeIds('${VMSS}, ${VMSS},', 'virtualMachineScaleSets')`,
+      `computeIds('${AVSET.toLowerCase()}', 'availabilitySets')`,
+      `computeIds('', 'availabilitySets')`,
+      `computeIds('${AVSET}', 'virtualMachineScaleSets')`,
+      `computeIds('web', 'virtualMachineScaleSets')`,
+      `computeIds('${VMSS}/virtualMachines/0', 'virtualMachineScaleSets')`,
+    ],
+    features: ["previewFeatureCommands"],
+  };
+  let all: Promise<Record<keyof typeof expressions, Evaluated[]> | undefined> | undefined;
+  const evaluate = (group: keyof typeof expressions) => {
+    all ??= (async () => {
+      const bicep = bicepCli();
+      if (!bicep) return undefined;
+      const groups = Object.entries(expressions);
+      const results = consoleEval(
+        bicep,
+        await consoleDeclarations("shared/control-plane-events.bicep"),
+        groups.flatMap(([, e]) => e),
+      );
+      const starts = groups.map((_, i) => groups.slice(0, i).reduce((n, [, e]) => n + e.length, 0));
+      return Object.fromEntries(
+        groups.map(([name, e], i) => [name, results.slice(starts[i], (starts[i] ?? 0) + e.length)]),
+      ) as Record<keyof typeof expressions, Evaluated[]>;
+    })();
+    return all.then((r) => r?.[group]);
+  };
+
+  it("set scheduledEventsPolicy on every named group, then the scale sets' notifications", async () => {
+    const results = await evaluate("commands");
     if (!results) return noCli();
     const [both, none, policyOnly] = results.map(succeeded) as string[][];
     const policy = (command: string) =>
@@ -138,21 +167,13 @@ describe("the emitted commands (infra/shared/control-plane-events.bicep, bicep c
   }, 60_000);
 
   it("give the Azure CLI the timeout in minutes, 5 to 15", async () => {
-    const values = Array.from({ length: 11 }, (_, i) => `PT${i + 5}M`);
-    const results = await evaluate(values.map((v) => `durationMinutes('${v}')`));
+    const results = await evaluate("minutes");
     if (!results) return noCli();
-    expect(results.map(succeeded)).toEqual(values.map((_, i) => i + 5));
+    expect(results.map(succeeded)).toEqual(Array.from({ length: 11 }, (_, i) => i + 5));
   }, 60_000);
 
   it("refuse anything but a scale set or availability set id, naming it", async () => {
-    const results = await evaluate([
-      `computeIds('${VMSS}, ${VMSS},', 'virtualMachineScaleSets')`,
-      `computeIds('${AVSET.toLowerCase()}', 'availabilitySets')`,
-      `computeIds('', 'availabilitySets')`,
-      `computeIds('${AVSET}', 'virtualMachineScaleSets')`,
-      `computeIds('web', 'virtualMachineScaleSets')`,
-      `computeIds('${VMSS}/virtualMachines/0', 'virtualMachineScaleSets')`,
-    ]);
+    const results = await evaluate("ids");
     if (!results) return noCli();
     expect(results.slice(0, 3).map(succeeded)).toEqual([[VMSS], [AVSET.toLowerCase()], []]);
     for (const [i, named] of [
@@ -170,7 +191,7 @@ describe("the emitted commands (infra/shared/control-plane-events.bicep, bicep c
   }, 60_000);
 
   it("register both feature flags, wait for Registered, then re-register the providers", async () => {
-    const results = await evaluate(["previewFeatureCommands"]);
+    const results = await evaluate("features");
     if (!results) return noCli();
     const commands = succeeded(results[0]) as string[];
     const at = (part: string) => commands.findIndex((c) => c.includes(part));
