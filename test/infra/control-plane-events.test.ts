@@ -238,10 +238,7 @@ describe("the events role and module (infra/core/control-plane-events.bicep)", (
       ["maintenance", false],
       ["", false],
     ];
-    const results = evaluateEach(
-      bicep,
-      cases.map(([id]) => valid(id)),
-    ).map(succeeded);
+    const results = evaluateEach(bicep, cases.map(([id]) => valid(id))).map(succeeded);
     expect(results).toEqual(cases.map(([, expected]) => expected));
   }, 60_000);
 });
