@@ -1,36 +1,130 @@
-export { storedHooks } from "./acknowledge";
-export * from "./acknowledgeRefusal";
-export * from "./agentless";
-export { agentlessIdentity, agentlessVms, isAgentless } from "./agentlessVms";
+export {
+  type AttestationDecision,
+  type AttestationInput,
+  decideAttestation,
+  PROOF_RETRY_MS,
+  type ProofOutcome,
+} from "./attestation/attestation";
+export { needsClusterEvents } from "./lifecycle/clusterEvents";
+export { isEnded } from "./lifecycle/evaluate";
+export {
+  type AcknowledgeRefusal,
+  type AcknowledgeRefusalKind,
+  acknowledgeRefusal,
+} from "./model/acknowledgeRefusal";
+export {
+  AttestationBinding,
+  AttestationProblem,
+  MemberAttestation,
+  UnboundReports,
+} from "./model/attestationState";
+export { DELETES_VMS } from "./model/eventTypes";
+export {
+  PUBLISHED_RANK,
+  PUBLISHED_STATUSES,
+  type PublishedStatus,
+  PublishedView,
+} from "./model/publishedView";
+export {
+  ADMIN_STATES,
+  type AdminState,
+  ApprovalLease,
+  ApprovalRule,
+  ArmFailure,
+  BackendMembership,
+  type ClusterState,
+  CONTROL_PLANE,
+  ControlPlaneRecord,
+  EventRecord,
+  emptyClusterState,
+  FailingGate,
+  GateOverride,
+  LIVENESS_GRANULARITY_SHARE,
+  LoadBalancerStep,
+  Member,
+  memberKey,
+  OperatorOverride,
+  Readiness,
+  ResourceDispute,
+  relayHoldsLease,
+  type Transition,
+  type UnreadableEvent,
+} from "./model/state";
+export type { Blocker, Decision, Explanation, OperatorAction } from "./model/types";
+export {
+  type AgentlessChange,
+  type AgentlessHookKind,
+  type AgentlessRun,
+  CLAIM_GRACE_MS,
+  claimAgentlessHook,
+  dueAgentlessHooks,
+  recordAgentlessHook,
+} from "./rounds/agentless";
+export { applyAcknowledgeOutcome } from "./rounds/controlPlaneOutcome";
+export { applyOperatorAction, OperatorActionError } from "./rounds/operator";
+export { applyPublished } from "./rounds/published";
+export { applyPublishedBatch } from "./rounds/publishedBatch";
+export { applyReport, type ReportInputs } from "./rounds/report";
+export { storedHooks } from "./rounds/storedHooks";
+export { DEFAULT_EVENT_RETENTION_MS, tick } from "./rounds/tick";
+export { agentlessIdentity, agentlessVms, isAgentless } from "./rules/agentlessVms";
 export {
   activeOverride,
   decideApproval,
   eventsInFlight,
   IN_FLIGHT,
   matchingAutoApproveRule,
-} from "./approval";
-export * from "./attestation";
-export * from "./attestationState";
-export { BYSTANDER_REPORT_SECONDS, bystanderInterval, HANDOFF_REPORT_SECONDS } from "./cadence";
-export { needsClusterEvents } from "./clusterEvents";
-export * from "./controlPlane";
-export * from "./controlPlaneOutcome";
-export * from "./coverage";
-export { isEnded } from "./evaluate";
-export { DELETES_VMS } from "./eventTypes";
-export { explain } from "./explain";
-export * from "./gates";
-export { isLive, isLiveForEvent, livenessGranularityMs, livenessTimeoutMs } from "./liveness";
-export * from "./loadBalancer";
-export * from "./operator";
-export { applyPublished } from "./published";
-export { applyPublishedBatch } from "./publishedBatch";
-export * from "./publishedView";
-export * from "./report";
-export * from "./resources";
-export * from "./scope";
-export { type StartedFirstCause, startedFirstCause } from "./startedFirst";
-export * from "./state";
-export * from "./tick";
-export * from "./types";
-export { changesNothing } from "./unchanged";
+} from "./rules/approval";
+export {
+  BYSTANDER_REPORT_SECONDS,
+  bystanderInterval,
+  HANDOFF_REPORT_SECONDS,
+} from "./rules/cadence";
+export {
+  type AcknowledgeOutcome,
+  type ControlPlaneChange,
+  claimAcknowledge,
+  controlPlaneLease,
+  controlPlaneLeaseExpired,
+  controlPlaneWanted,
+  dueAcknowledges,
+  recordAcknowledge,
+} from "./rules/controlPlane";
+export {
+  checkGates,
+  type EvaluationInputs,
+  type GateCheck,
+  type GateVerdict,
+  gatesPass,
+  groupOf,
+  liveRelaysVerdicts,
+  NO_GATES,
+} from "./rules/gates";
+export { isLive, isLiveForEvent, livenessGranularityMs, livenessTimeoutMs } from "./rules/liveness";
+export {
+  dueLoadBalancerActions,
+  type LoadBalancerAction,
+  loadBalancerBlocker,
+  recordLoadBalancerStep,
+  restoresOwed,
+  settleLoadBalancerSteps,
+} from "./rules/loadBalancer";
+export {
+  applyResourceView,
+  guardOf,
+  type ResourceChange,
+  type ResourceGuard,
+} from "./rules/resources";
+export { reportScope } from "./rules/scope";
+export { type StartedFirstCause, startedFirstCause } from "./rules/startedFirst";
+export { changesNothing } from "./rules/unchanged";
+export {
+  type Coverage,
+  type CoveredGroupKind,
+  coverage,
+  type GroupCoverage,
+  type SilentMember,
+  UNBOUND_ALERT_AFTER_MS,
+  type UnattestedMember,
+} from "./views/coverage";
+export { explain } from "./views/explain";

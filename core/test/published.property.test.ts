@@ -7,7 +7,7 @@ import { published, report, scheduled, started, T0 } from "@quiesce/testkit/docu
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyPublished, applyReport, type ClusterState, emptyClusterState } from "../src";
-import { PUBLISHED_RANK } from "../src/publishedView";
+import { PUBLISHED_RANK } from "../src/model/publishedView";
 import { policy } from "./fixtures";
 
 /**
