@@ -14,7 +14,7 @@ import {
 import { policy, Sim } from "./fixtures";
 
 /**
- * Agentless VMs (core/src/agentless.ts): the coordinator drains VMs that have no relay through
+ * Agentless VMs (core/src/rounds/agentless.ts): the coordinator drains VMs that have no relay through
  * the operator's HTTP hooks, claimed once and recorded, then approves through ARM at once when
  * no relay can; mixed events wait for both kinds of VM.
  */

@@ -11,7 +11,7 @@ import {
 import { approveIds, policy, Sim } from "./fixtures";
 
 /**
- * The control plane as an approver (core/src/controlPlane.ts): elected only where no relay can
+ * The control plane as an approver (core/src/rules/controlPlane.ts): elected only where no relay can
  * approve, into the same lease, under the same rules; its call claimed once and its answer
  * recorded as ARM gave it.
  */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { applyOperatorAction, explain, liveRelaysVerdicts } from "../src";
 import { approveIds, policy, Sim } from "./fixtures";
 
-/** Safety gates (core/src/gates.ts): verdicts from the shell, combined by the core. */
+/** Safety gates (core/src/rules/gates.ts): verdicts from the shell, combined by the core. */
 const id = "D7061BAC-AFDC-4513-B24B-AA5F13A16123";
 const key = id.toLowerCase();
 const ev = scheduled(id, ["vm0", "vm1"]);

@@ -9,7 +9,7 @@ import {
 } from "../src";
 import { approveIds, policy, Sim } from "./fixtures";
 
-/** Load-balancer drain (core/src/loadBalancer.ts): what is due, and when a VM counts as drained. */
+/** Load-balancer drain (core/src/rules/loadBalancer.ts): what is due, and when a VM counts as drained. */
 const id = "E7061BAC-AFDC-4513-B24B-AA5F13A16123";
 const key = id.toLowerCase();
 const ev = scheduled(id, ["vm0"]);

@@ -11,7 +11,7 @@ import { PUBLISHED_RANK } from "../src/model/publishedView";
 import { policy } from "./fixtures";
 
 /**
- * The published view is a join-semilattice (core/src/published.ts): whatever the order and
+ * The published view is a join-semilattice (core/src/rounds/published.ts): whatever the order and
  * repetition of one set of Event Grid / Resource Graph deliveries, and wherever they fall among
  * relays' reports, the stored event is the same. Only the fields that say when and from whom the
  * coordinator learned (firstSeenBy; with a moving clock, the times) depend on arrival.

@@ -16,7 +16,7 @@ import { applyPublished, memberKey } from "../src";
 import { approveIds, policy, Sim } from "./fixtures";
 
 /**
- * Events Azure publishes off the VM (core/src/published.ts): they add to what relays report,
+ * Events Azure publishes off the VM (core/src/rounds/published.ts): they add to what relays report,
  * never take from it; duplicated and reordered deliveries converge; Completed and Canceled end
  * an event, and tell a cancelled event from one that ran.
  */

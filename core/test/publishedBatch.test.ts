@@ -4,7 +4,7 @@ import { applyPublished, applyPublishedBatch, emptyClusterState } from "../src";
 import { policy } from "./fixtures";
 
 /**
- * A delivery's observations of one cluster applied as one decision (core/src/publishedBatch.ts):
+ * A delivery's observations of one cluster applied as one decision (core/src/rounds/publishedBatch.ts):
  * the same state and transitions as applying them one by one, and which of them changed anything.
  */
 const A = "9F3A1C2E-5B6D-4E7F-8A9B-0C1D2E3F4A5B";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 
 /**
  * Event Grid deliveries of one event in reversed orders, each its own webhook call, through the
- * real intake and Azurite (core/src/publishedJoin.ts; the pure proof over every order is
+ * real intake and Azurite (core/src/rules/publishedJoin.ts; the pure proof over every order is
  * core/test/published.property.test.ts and functions/src/published/convergence.test.ts): the
  * stored event reads the same, and the notifications sent are the same, but for the `unplanned`
  * alert a Started delivered before its Scheduled sends while it is true.

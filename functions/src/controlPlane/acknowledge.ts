@@ -20,7 +20,7 @@ export interface AcknowledgeSummary {
  * The control plane's approvals due in this cluster: each lease it was given is claimed (one
  * instance wins), acknowledged through ARM on the scope of a VM the event names, and its outcome
  * recorded. A crash between claim and record leaves the claim, which the lease's expiry turns
- * into a counted attempt (core/src/controlPlane.ts): an acknowledge is never sent twice for one
+ * into a counted attempt (core/src/rules/controlPlane.ts): an acknowledge is never sent twice for one
  * claim, and at most `maxAttempts` times per event.
  */
 export async function runDueAcknowledges(

@@ -13,7 +13,7 @@ import type { ControlPlaneDeps } from "./deps";
 import { mutate } from "./mutate";
 
 /**
- * Runs the hooks due for VMs without a relay (core/src/agentless.ts): each run is claimed
+ * Runs the hooks due for VMs without a relay (core/src/rounds/agentless.ts): each run is claimed
  * (committed: one instance runs it), called, and its outcome recorded, which re-decides the event
  * (so the control plane can take the lease at once). Runs go in parallel and are not awaited by
  * the caller: a hook may take minutes, and the sweep must not wait for it. `onRecorded` hears of
@@ -79,7 +79,7 @@ async function runOne(
     ms,
   );
   // The last drain's record elects the control plane at once; with gates, only a round that
-  // evaluated them may elect (core/src/gates.ts), or the event would wait for the next sweep.
+  // evaluated them may elect (core/src/rules/gates.ts), or the event would wait for the next sweep.
   const inputs =
     run.hook === "drain" && policy.gates.length > 0 ? await runner.gateInputs(cluster) : {};
   await mutate(deps, cluster, (s, now) =>

@@ -17,7 +17,7 @@ export const countsEveryMember = (policy: Policy): boolean =>
   policy.gates.some((g) => g.kind === "liveRelays");
 
 /**
- * Evaluates a cluster's safety gates for the core (core/src/gates.ts): HTTP probes and alert
+ * Evaluates a cluster's safety gates for the core (core/src/rules/gates.ts): HTTP probes and alert
  * rules over the network, live relays over `state`, which must hold every member of the cluster
  * and the readiness rows of its active events (a sweep's load). Never throws: a gate that cannot
  * be evaluated fails, saying why.

@@ -18,7 +18,7 @@ export interface LoadBalancerSummary {
 }
 
 /**
- * Runs the load-balancer steps due in this cluster (core/src/loadBalancer.ts), one VM at a
+ * Runs the load-balancer steps due in this cluster (core/src/rules/loadBalancer.ts), one VM at a
  * time. Each ARM write is preceded by a record of what it is about to do (goingDown with the
  * previous admin states, restoring) and followed by a record of its result, both committed:
  * whatever instance runs the next sweep after a crash finishes the step from storage, with the

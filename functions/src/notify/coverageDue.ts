@@ -4,7 +4,7 @@ import { iso, list, type Notification } from "./due";
 
 /**
  * Coverage alerts (relays silent, groups uncovered, VMs named by an event without a relay,
- * attestation), one per subject and episode, from a coverage report (core/src/coverage.ts).
+ * attestation), one per subject and episode, from a coverage report (core/src/views/coverage.ts).
  */
 export function coverageNotifications(c: Coverage, now: number, policy: Policy): Notification[] {
   const out: Notification[] = [];

@@ -14,7 +14,7 @@ import type { ClaimIndexCache } from "./claimIndexCache";
  * Events Azure published off the VM (an Event Grid delivery, a Resource Graph page) into the
  * clusters they belong to: each observation goes to the cluster(s) already holding its event,
  * else to those claiming its scope (claims.ts), else to QUIESCE_UNCLAIMED_CLUSTER; there it is
- * applied by the core (core/src/published.ts) under the cluster's ETags, committed, and its
+ * applied by the core (core/src/rounds/published.ts) under the cluster's ETags, committed, and its
  * effects run like an operator action's. A cluster whose state moved is handed to `followUp`
  * (the coordinator's own drains and approvals, controlPlane/agentlessRun.ts), not awaited here.
  */
