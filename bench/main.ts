@@ -2,55 +2,26 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { type AgentlessResult, measureAgentless } from "./agentless";
-import { type AttestationResult, measureAttestation } from "./attestation";
-import { type ColdStartResult, measureColdStart } from "./coldStart";
-import { type ControlPlaneResult, measureControlPlane } from "./controlPlane";
-import { type ConvergenceResult, measureConvergence } from "./convergence";
+import { measureAgentless } from "./agentless";
+import { measureAttestation } from "./attestation";
+import type { BenchResults } from "./benchResults";
+import { measureColdStart } from "./coldStart";
+import { measureControlPlane } from "./controlPlane";
+import { measureConvergence } from "./convergence";
 import { type CostResult, measureCost, renderCost } from "./cost";
-import { type DeliveryResult, measureDelivery } from "./delivery";
-import { type EventsResult, measureEvents } from "./events";
-import { measurePartitions, type PartitionsResult } from "./partitions";
+import { measureDelivery } from "./delivery";
+import { measureEvents } from "./events";
+import { measurePartitions } from "./partitions";
 import { renderMarkdown } from "./render";
 import { LatestResults, readResults, StatusScaleFile } from "./resultsFile";
-import { measureScale, type ScaleResult } from "./scale";
-import type { StatusScaleResult } from "./statusScale";
-import { measureDuringEventAlone, measureThroughput, type ThroughputResult } from "./throughput";
+import { measureScale } from "./scale";
+import { measureDuringEventAlone, measureThroughput } from "./throughput";
 
 /**
  * `npm run bench`: every figure of the issue measured side by side in one run on this machine,
  * written to bench/results/latest.json and latest.md (with the relay's idle figures, measured
  * just before by relay/bench/idle.mjs, when present).
  */
-
-export interface BenchResults {
-  date: string;
-  machine: { cpu: string; cores: number; node: string; platform: string };
-  durationSeconds: number;
-  events: EventsResult;
-  throughput: ThroughputResult;
-  /** (e) budget hand-off and (f) convergence after a coordinator restart. */
-  convergence?: ConvergenceResult;
-  /** (g) cost per VM-month from measured operations, wall time and telemetry. */
-  cost?: CostResult;
-  /** (h) entities per second per table partition at 1,000 VMs in one cluster during events. */
-  partitions?: PartitionsResult;
-  /** (i) 10,000 VMs over three coordinator processes behind a round-robin front. */
-  scale?: ScaleResult;
-  /** (j) approval through Azure Resource Manager once the control plane's fallback is due. */
-  controlPlane?: ControlPlaneResult;
-  /** (k) what a report costs with attestation: bound, the challenge, the first proof, a re-attestation. */
-  attestation?: AttestationResult;
-  /** (m) agentless: Event Grid delivery → ARM approval with 1 s drains. */
-  agentless?: AgentlessResult;
-  /** (n) an Event Grid delivery of 1,000 events at 1,000 and 100,000 stored events. */
-  delivery?: DeliveryResult;
-  /** (l) the packaged Function app from a fresh process: load, memory, the first report. */
-  coldStart?: ColdStartResult;
-  relayIdle: unknown;
-  /** bench/results/status-scale.json, measured just before by bench/statusMain.ts. */
-  statusScale: StatusScaleResult | null;
-}
 
 async function main() {
   const root = resolve(process.argv[2] ?? process.cwd());

@@ -1,10 +1,10 @@
 import { renderAgentless } from "./agentless";
 import { renderAttestation } from "./attestationRender";
+import type { BenchResults } from "./benchResults";
 import { renderColdStart } from "./coldStartRender";
 import { renderControlPlane } from "./controlPlaneRender";
 import { renderCost } from "./cost";
 import { renderDelivery } from "./delivery";
-import type { BenchResults } from "./main";
 import type { Summary } from "./stats";
 import { renderStatusScale } from "./statusScale";
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
-import type { BenchResults } from "./main";
+import type { BenchResults } from "./benchResults";
 
 /**
  * The results files an earlier run wrote (latest.json, relay-idle.json, status-scale.json),

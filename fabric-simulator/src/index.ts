@@ -11,12 +11,10 @@ export type { ManagedIdentity } from "./arm/identity";
 export type { BackendView, LoadBalancerView } from "./arm/loadBalancers";
 export { type ArmAnswerSeen, armCall, armToken, errorCode } from "./arm/probe";
 export type { AlertInstance, ArmFault, ArmRequest, RoleAssignment } from "./arm/types";
-export { AdminState, AlertRuleSpec, LoadBalancerSpec } from "./armTopology";
 export * from "./attested";
-export { FabricControlClient, type TopologyView } from "./client";
-export { ManualClock, ScaledClock, type SimClock } from "./clock";
-export type { ControlFailure, ControlResult } from "./controlResult";
-export type { ClockView, Timeline } from "./engine";
+export { FabricControlClient, type TopologyView } from "./control/client";
+export { ManualClock, ScaledClock, type SimClock } from "./engine/clock";
+export type { ClockView, Timeline } from "./engine/engine";
 export {
   COMPRESSED_RETRY_DELAYS_MS,
   documentChanges,
@@ -68,6 +66,7 @@ export {
   ScheduleEvent,
   type ScheduleEventInput,
 } from "./model/commands";
+export type { ControlFailure, ControlResult } from "./model/controlResult";
 export { defaultNoticeSeconds } from "./model/defaults";
 export {
   renderDocument,
@@ -79,17 +78,18 @@ export * as fabric from "./model/fabric";
 export type * from "./model/types";
 export { CONTROL_PLANE } from "./model/types";
 export {
-  approvedAutomatically,
-  type ScheduledEventsPolicy,
-  ScheduledEventsPolicySpec,
-} from "./scheduledEventsPolicy";
-export {
   FabricControlError,
   type FabricSimulator,
   type FabricSimulatorOptions,
   startFabricSimulator,
-} from "./simulator";
-export { defaultTopology, generateTopology } from "./topologies";
+} from "./simulator/simulator";
+export { AdminState, AlertRuleSpec, LoadBalancerSpec } from "./topology/armTopology";
+export {
+  approvedAutomatically,
+  type ScheduledEventsPolicy,
+  ScheduledEventsPolicySpec,
+} from "./topology/scheduledEventsPolicy";
+export { defaultTopology, generateTopology } from "./topology/topologies";
 export {
   type ExpandedTopology,
   expandTopology,
@@ -98,4 +98,4 @@ export {
   Topology,
   type TopologyInput,
   type VmRecord,
-} from "./topology";
+} from "./topology/topology";

@@ -1,6 +1,7 @@
-import { dirname, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { importsOf, trackedFiles, workspacePackages } from "./sourceGraph";
+import { importsOf, REPO, trackedFiles, workspacePackages } from "./sourceGraph";
 
 /**
  * The design, checked: packages depend only on what their package.json names (so the relay can
@@ -10,7 +11,7 @@ import { importsOf, trackedFiles, workspacePackages } from "./sourceGraph";
 
 const packages = workspacePackages();
 const sources = (folder: string) =>
-  trackedFiles(`${folder}/src/**/*.ts`).filter((f) => !f.endsWith(".test.ts"));
+  trackedFiles(`${folder}/src/*.ts`).filter((f) => !f.endsWith(".test.ts"));
 
 describe("packages", () => {
   it.each(packages.map((p) => [p.name, p]))(
@@ -112,4 +113,67 @@ describe("folders", () => {
       expect(explained).toEqual([]);
     },
   );
+});
+
+/** Every product file: the packages' sources, the benchmarks and the build scripts; no tests. */
+const productFiles = () =>
+  trackedFiles("*.ts", "*.mts").filter(
+    (f) => !/\.test\.ts$|(^|\/)test\/|^node_modules\//.test(f) && !f.startsWith("test/"),
+  );
+
+describe("files", () => {
+  it("import each other without a circle anywhere in the product, type-only imports included", () => {
+    const edges = new Map<string, Set<string>>();
+    for (const file of productFiles())
+      for (const i of importsOf(file))
+        if (i.target && i.target !== file)
+          edges.set(file, (edges.get(file) ?? new Set()).add(i.target));
+    expect(cycles(edges)).toEqual([]);
+  });
+});
+
+/**
+ * The core's layers (core/src): model <- rules <- lifecycle <- rounds | views, and attestation
+ * beside them on the model alone. A folder imports only the folders listed for it here; index.ts
+ * (the package's one entry, named exports only) imports any.
+ */
+const CORE_LAYERS: Record<string, string[]> = {
+  model: [],
+  rules: ["model"],
+  lifecycle: ["model", "rules"],
+  rounds: ["model", "rules", "lifecycle"],
+  views: ["model", "rules", "lifecycle"],
+  attestation: ["model"],
+};
+
+describe("the core (core/src)", () => {
+  const files = sources("core");
+
+  it("has only its layers' folders, and one file at the top: index.ts", () => {
+    const top = files.map((f) => relative("core/src", f).split("/"));
+    expect(top.filter((p) => p.length === 1).map((p) => p[0])).toEqual(["index.ts"]);
+    expect([...new Set(top.filter((p) => p.length > 1).map((p) => p[0]))].sort()).toEqual(
+      Object.keys(CORE_LAYERS).sort(),
+    );
+  });
+
+  it("imports only down its layers: model <- rules <- lifecycle <- rounds | views", () => {
+    const wrong = files.flatMap((file) => {
+      const from = relative("core/src", file).split("/")[0] ?? "";
+      if (from === "index.ts") return [];
+      return importsOf(file)
+        .filter((i) => i.target?.startsWith("core/src/"))
+        .map((i) => ({ i, to: relative("core/src", i.target ?? "").split("/")[0] ?? "" }))
+        .filter(({ to }) => to !== from && !(CORE_LAYERS[from] ?? []).includes(to))
+        .map(({ i }) => `${file} imports ${i.target}`);
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it("hands out named exports only: no export * barrel", () => {
+    const barrels = files.filter((f) =>
+      /^export \* from /m.test(readFileSync(join(REPO, f), "utf8")),
+    );
+    expect(barrels).toEqual([]);
+  });
 });

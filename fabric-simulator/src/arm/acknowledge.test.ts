@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../clock";
+import { ManualClock } from "../engine/clock";
 import { getScheduledEvents, postStartRequests } from "../imds/probe";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
+import { type FabricSimulator, startFabricSimulator } from "../simulator/simulator";
 import { armCall, armToken } from "./probe";
 
 /**

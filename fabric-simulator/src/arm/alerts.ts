@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import type { AlertRuleSpec } from "../armTopology";
 import type { Refusal } from "../model/types";
-import type { Topology } from "../topology";
+import type { AlertRuleSpec } from "../topology/armTopology";
+import type { Topology } from "../topology/topology";
 import type { FireAlert } from "./commands";
 import { type ArmScope, alertId, alertRuleId, resourceGroupId, sameName } from "./ids";
 import type { AlertInstance, ArmWorld } from "./types";

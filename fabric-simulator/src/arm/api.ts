@@ -1,5 +1,5 @@
-import type { AdminState } from "../armTopology";
-import { unwrap } from "../controlResult";
+import { unwrap } from "../model/controlResult";
+import type { AdminState } from "../topology/armTopology";
 import type {
   ArmFaultInput,
   FireAlertInput,

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { AdminState, Severity } from "../armTopology";
-import { ARM_FAULT_STATUSES } from "./types";
+import { AdminState, Severity } from "../topology/armTopology";
 
 /**
  * The control inputs of the loopback ARM; the HTTP control routes and the in-process API parse
@@ -33,6 +32,10 @@ export const Revoke = z.strictObject({
   scope: ArmIdText.optional(),
 });
 export type RevokeInput = z.input<typeof Revoke>;
+
+/** What an injected ARM fault may answer; the world (types.ts) keeps the parsed fault. */
+export const ARM_FAULT_STATUSES = [401, 403, 404, 409, 429, 500, 503] as const;
+export type ArmFaultStatus = (typeof ARM_FAULT_STATUSES)[number];
 
 export const InjectArmFault = z
   .strictObject({

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { type ControlResult, parseCommand } from "../controlResult";
-import type { FabricEngine } from "../engine";
+import type { FabricEngine } from "../engine/engine";
+import { type ControlResult, parseCommand } from "../model/controlResult";
 import type { Instant } from "../model/types";
-import type { Topology } from "../topology";
+import type { Topology } from "../topology/topology";
 import { fireAlert, resolveAlert } from "./alerts";
 import {
   FireAlert,

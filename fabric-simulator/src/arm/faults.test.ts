@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { useArmSim } from "../testing/useArmSim";
 import { armCall, errorCode } from "./probe";
-import { useArmSim } from "./useArmSim";
 
 /** Injected ARM failures: the next N matching requests answer an error with ARM's body for it. */
 

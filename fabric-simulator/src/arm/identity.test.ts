@@ -1,7 +1,7 @@
 import { ManagedIdentityCredential } from "@azure/identity";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock } from "../clock";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
+import { ManualClock } from "../engine/clock";
+import { type FabricSimulator, startFabricSimulator } from "../simulator/simulator";
 
 /**
  * The real `@azure/identity` ManagedIdentityCredential (MSAL underneath), pointed at the

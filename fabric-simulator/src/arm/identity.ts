@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { type ControlResult, parseCommand, refused } from "../controlResult";
-import { stableUuid } from "../topology";
+import { type ControlResult, parseCommand, refused } from "../model/controlResult";
+import { stableUuid } from "../topology/topology";
 import { RegisterIdentity } from "./commands";
 import { type ArmScope, userAssignedIdentityId } from "./ids";
 

@@ -1,4 +1,4 @@
-import type { VmRecord } from "../topology";
+import type { VmRecord } from "../topology/topology";
 
 /**
  * The ARM resource ids the simulator serves, built in one place so a VM's NIC, its ipconfig and
@@ -6,7 +6,7 @@ import type { VmRecord } from "../topology";
  * every lookup here (`sameId`).
  */
 
-import { type ArmScope, provider, subscriptionId } from "../armIds";
+import { type ArmScope, provider, subscriptionId } from "../topology/armIds";
 
 export {
   type ArmScope,
@@ -14,7 +14,7 @@ export {
   resourceGroupId,
   scaleSetId,
   subscriptionId,
-} from "../armIds";
+} from "../topology/armIds";
 
 export const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 export const sameName = sameId;

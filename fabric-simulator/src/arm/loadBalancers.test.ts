@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { useArmSim } from "../testing/useArmSim";
 import type { BackendView } from "./loadBalancers";
 import { armCall, errorCode } from "./probe";
-import { useArmSim } from "./useArmSim";
 
 /**
  * A backend pool over ARM (GET, PUT with If-Match, admin state only), and the simulated traffic

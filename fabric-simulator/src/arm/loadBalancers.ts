@@ -1,5 +1,5 @@
-import type { AdminState } from "../armTopology";
-import { type ControlResult, parseCommand, refused } from "../controlResult";
+import { type ControlResult, parseCommand, refused } from "../model/controlResult";
+import type { AdminState } from "../topology/armTopology";
 import { SetAdminState } from "./commands";
 import type { ArmEngine } from "./engine";
 import type { ArmAnswer } from "./errors";

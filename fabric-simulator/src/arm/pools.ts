@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { AdminState, type LoadBalancerSpec } from "../armTopology";
 import type { FabricState } from "../model/types";
-import { stableUuid, type VmRecord } from "../topology";
+import { AdminState, type LoadBalancerSpec } from "../topology/armTopology";
+import { stableUuid, type VmRecord } from "../topology/topology";
 import { type ArmAnswer, armError } from "./errors";
 import { type ArmScope, IPCONFIG_NAME, ipConfigId, loadBalancerId, poolId, sameId } from "./ids";
 import type { PoolState } from "./types";

@@ -5,8 +5,8 @@ import {
   SCHEDULED_EVENTS_QUERY,
 } from "@quiesce/protocol/maintenance";
 import { describe, expect, it } from "vitest";
+import { useArmSim } from "../testing/useArmSim";
 import { armCall, armToken, errorCode } from "./probe";
-import { useArmSim } from "./useArmSim";
 
 /**
  * Resource Graph's query on the loopback ARM: the product's scheduled-events query answered from

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getInstanceMetadata } from "../imds/probe";
+import { useArmSim } from "../testing/useArmSim";
 import { armCall, errorCode } from "./probe";
-import { useArmSim } from "./useArmSim";
 
 /**
  * ARM's gates (401, 403, 404, api-version) and the Compute and Network reads: ids and vmIds are

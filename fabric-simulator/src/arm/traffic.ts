@@ -1,5 +1,5 @@
-import type { AdminState } from "../armTopology";
 import type { FabricState } from "../model/types";
+import type { AdminState } from "../topology/armTopology";
 import type { ArmWorld, BackendCounts, LoadBalancerTraffic } from "./types";
 import { poolKey } from "./types";
 import { loadBalancers, poolVms } from "./world";

@@ -1,6 +1,6 @@
-import type { AdminState } from "../armTopology";
 import type { Instant } from "../model/types";
-import type { MaintenanceBehaviour } from "./commands";
+import type { AdminState } from "../topology/armTopology";
+import type { ArmFaultStatus, MaintenanceBehaviour } from "./commands";
 import type { ResourceGraphQuotaState } from "./resourceGraphQuota";
 
 /**
@@ -22,9 +22,6 @@ export interface RoleAssignment {
   /** Allowed actions; `*` matches any run of characters (e.g. `*`, `Microsoft.Network/*`). */
   readonly actions: readonly string[];
 }
-
-export const ARM_FAULT_STATUSES = [401, 403, 404, 409, 429, 500, 503] as const;
-export type ArmFaultStatus = (typeof ARM_FAULT_STATUSES)[number];
 
 /** The next `remaining` ARM requests (whose path contains `pathContains`) answer `status`. */
 export interface ArmFault {

@@ -1,6 +1,6 @@
-import type { AdminState, LoadBalancerSpec } from "../armTopology";
 import type { FabricState } from "../model/types";
-import { stableUuid, type Topology, type VmRecord } from "../topology";
+import type { AdminState, LoadBalancerSpec } from "../topology/armTopology";
+import { stableUuid, type Topology, type VmRecord } from "../topology/topology";
 import { MaintenanceBehaviour } from "./commands";
 import { resourceGroupId, subscriptionId } from "./ids";
 import { initialQuota } from "./resourceGraphQuota";

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { VmRecord } from "../topology";
+import type { VmRecord } from "../topology/topology";
 import { aiaFiles, createTestPki, type TestPki } from "./pki";
 import { attestedContent, signAttestedDocument } from "./sign";
 

@@ -1,8 +1,8 @@
 import { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { z } from "zod";
-import type { ClockView, Timeline } from "../engine";
+import type { ClockView, Timeline } from "../engine/engine";
 import type { Fault, SimEvent, TimelineEntry } from "../model/types";
-import type { GroupRecord, VmRecord } from "../topology";
+import type { GroupRecord, VmRecord } from "../topology/topology";
 
 /**
  * The control API's answers, as FabricControlClient reads them from another process. Each schema

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { armCall, armToken } from "../arm/probe";
-import { FabricControlClient } from "../client";
-import { ManualClock } from "../clock";
-import { FabricControlError, type FabricSimulator, startFabricSimulator } from "../simulator";
+import { ManualClock } from "../engine/clock";
+import {
+  FabricControlError,
+  type FabricSimulator,
+  startFabricSimulator,
+} from "../simulator/simulator";
+import { FabricControlClient } from "./client";
 
 /**
  * The loopback ARM driven from another process: FabricControlClient over the control API (what

@@ -1,5 +1,5 @@
 import { loadBalancerViews, setAdminState } from "../arm/loadBalancers";
-import { refused } from "../controlResult";
+import { refused } from "../model/controlResult";
 import { objectBody, okValue, type Route } from "./route";
 
 /**

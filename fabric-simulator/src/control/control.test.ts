@@ -1,8 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FabricControlClient } from "../client";
-import { ManualClock } from "../clock";
+import { ManualClock } from "../engine/clock";
 import { approve, getScheduledEvents } from "../imds/probe";
-import { FabricControlError, type FabricSimulator, startFabricSimulator } from "../simulator";
+import {
+  FabricControlError,
+  type FabricSimulator,
+  startFabricSimulator,
+} from "../simulator/simulator";
+import { FabricControlClient } from "./client";
 
 const START = Date.UTC(2026, 0, 5, 9, 0, 0);
 

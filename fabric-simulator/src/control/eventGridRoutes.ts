@@ -1,5 +1,5 @@
-import { refused } from "../controlResult";
 import type { EventGridSubscription } from "../eventGrid/subscription";
+import { refused } from "../model/controlResult";
 import { type ControlTargets, okValue, type Route, type RouteContext } from "./route";
 
 /**

@@ -1,9 +1,9 @@
 import type { ArmEngine } from "../arm/engine";
-import type { ControlResult } from "../controlResult";
-import type { FabricEngine } from "../engine";
+import type { FabricEngine } from "../engine/engine";
 import type { EventGridService } from "../eventGrid/service";
 import type { HealthGates } from "../health/gates";
 import type { KubernetesEngine } from "../kubernetes/engine";
+import type { ControlResult } from "../model/controlResult";
 
 /** One control route: a method, a path pattern (its groups are the params), what it runs. */
 export type Route = {

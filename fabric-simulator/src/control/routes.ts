@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
-import { refused } from "../controlResult";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { scheduledEventsApiVersion } from "../imds/apiVersions";
+import { refused } from "../model/controlResult";
 import { armRoutes } from "./armRoutes";
 import { eventGridRoutes } from "./eventGridRoutes";
 import { kubernetesRoutes } from "./kubernetesRoutes";

@@ -2,7 +2,7 @@ import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { SUBSCRIPTION_VALIDATION_EVENT } from "@quiesce/protocol/maintenance";
 import { eventGridEvent, publishedStatus } from "../maintenance/published";
 import type { FabricState, SimEvent } from "../model/types";
-import { publishesOffVm } from "../scheduledEventsPolicy";
+import { publishesOffVm } from "../topology/scheduledEventsPolicy";
 
 /**
  * The publisher's functional core: which changes of a group's events Event Grid delivers, what

@@ -1,11 +1,11 @@
 import { parseEventGridDelivery } from "@quiesce/protocol/maintenance";
 import { waitFor } from "@quiesce/testkit/wait";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FabricControlClient } from "../client";
-import { ManualClock } from "../clock";
+import { FabricControlClient } from "../control/client";
+import { ManualClock } from "../engine/clock";
 import { approve } from "../imds/probe";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
-import type { TopologyInput } from "../topology";
+import { type FabricSimulator, startFabricSimulator } from "../simulator/simulator";
+import type { TopologyInput } from "../topology/topology";
 import {
   observedNotifications as observed,
   startWebhookReceiver,

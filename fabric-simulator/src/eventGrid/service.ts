@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
-import { type ControlResult, parseCommand, refused, unwrap } from "../controlResult";
-import type { FabricEngine } from "../engine";
+import type { FabricEngine } from "../engine/engine";
+import { type ControlResult, parseCommand, refused, unwrap } from "../model/controlResult";
 import { renderDocument } from "../model/document";
 import type { TimelineEntry } from "../model/types";
 import { documentChanges, notificationOf, publishingGroup } from "./changes";

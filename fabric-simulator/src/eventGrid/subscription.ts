@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type ControlResult, parseCommand, unwrap } from "../controlResult";
+import { type ControlResult, parseCommand, unwrap } from "../model/controlResult";
 import {
   type Answer,
   COMPRESSED_RETRY_DELAYS_MS,

@@ -1,8 +1,8 @@
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import { type ControlResult, parseCommand } from "../controlResult";
-import type { FabricEngine } from "../engine";
+import type { FabricEngine } from "../engine/engine";
 import { sendJson } from "../http/io";
+import { type ControlResult, parseCommand } from "../model/controlResult";
 
 /**
  * Health endpoints for the coordinator's HTTP gates: `GET /health/<name>` answers the status the

@@ -4,11 +4,11 @@ import { delay, parseJsonWith, parseWith } from "@quiesce/protocol";
 import { StartRequestsBody } from "@quiesce/protocol/imds";
 import { z } from "zod";
 import type { AttestedDocuments } from "../attested/service";
-import type { FabricEngine } from "../engine";
+import type { FabricEngine } from "../engine/engine";
 import { BodyTooLarge, readBody, sendJson } from "../http/io";
 import { SCHEDULED_EVENTS_API_VERSIONS, type ScheduledEventsApiVersion } from "../model/document";
 import type { ImdsRoute } from "../model/fabric";
-import type { VmRecord } from "../topology";
+import type { VmRecord } from "../topology/topology";
 import {
   ATTESTED_API_VERSIONS,
   INSTANCE_API_VERSIONS,

@@ -3,8 +3,8 @@ import {
   vmIdentityFromInstanceMetadata,
 } from "@quiesce/protocol/imds";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../clock";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
+import { ManualClock } from "../engine/clock";
+import { type FabricSimulator, startFabricSimulator } from "../simulator/simulator";
 import { approve, getInstanceMetadata, getScheduledEvents, postStartRequests } from "./probe";
 
 /**

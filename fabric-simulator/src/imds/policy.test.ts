@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FabricControlClient } from "../client";
-import { ManualClock } from "../clock";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
-import { Topology, type TopologyInput } from "../topology";
+import { FabricControlClient } from "../control/client";
+import { ManualClock } from "../engine/clock";
+import { type FabricSimulator, startFabricSimulator } from "../simulator/simulator";
+import { Topology, type TopologyInput } from "../topology/topology";
 import { getScheduledEvents } from "./probe";
 
 /**

@@ -1,7 +1,7 @@
 import type { StartRequestsBody } from "@quiesce/protocol/imds";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../clock";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
+import { ManualClock } from "../engine/clock";
+import { type FabricSimulator, startFabricSimulator } from "../simulator/simulator";
 import { approve, getScheduledEvents, postStartRequests } from "./probe";
 
 /** StartRequests as Azure takes it: any VM of the group starts the event for all its Resources. */

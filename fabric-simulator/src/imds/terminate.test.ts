@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FabricControlClient } from "../client";
-import { ManualClock } from "../clock";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
+import { FabricControlClient } from "../control/client";
+import { ManualClock } from "../engine/clock";
+import { type FabricSimulator, startFabricSimulator } from "../simulator/simulator";
 import { approve, getScheduledEvents } from "./probe";
 
 /**

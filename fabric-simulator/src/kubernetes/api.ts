@@ -1,4 +1,4 @@
-import { refused, unwrap } from "../controlResult";
+import { refused, unwrap } from "../model/controlResult";
 import type { AddPodsInput, IssueTokenInput, PdbInput } from "./commands";
 import {
   type KubeRequest,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { type ControlResult, parseCommand, refused } from "../controlResult";
-import type { FabricEngine } from "../engine";
-import { stableUuid } from "../stableId";
+import type { FabricEngine } from "../engine/engine";
+import { type ControlResult, parseCommand, refused } from "../model/controlResult";
+import { stableUuid } from "../topology/stableId";
 import { AddPods, IssueToken, NodeAction, PdbInput } from "./commands";
 import { type BudgetView, budget } from "./disruption";
 import { findNodeOfVm, syncNodes } from "./nodes";

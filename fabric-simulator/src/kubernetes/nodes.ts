@@ -1,6 +1,6 @@
 import type { FabricState } from "../model/types";
-import { stableUuid } from "../stableId";
-import type { VmRecord } from "../topology";
+import { stableUuid } from "../topology/stableId";
+import type { VmRecord } from "../topology/topology";
 import type { KubeNode, KubeWorld } from "./types";
 
 /**

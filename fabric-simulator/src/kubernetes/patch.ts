@@ -1,4 +1,5 @@
-import type { Result } from "@quiesce/protocol";
+import { parseJsonWith, type Result } from "@quiesce/protocol";
+import { z } from "zod";
 
 /**
  * PATCH bodies by Content-Type, as the API server takes them: JSON merge patch (RFC 7386),
@@ -95,12 +96,10 @@ export function applyPatch(
 ): Result<unknown, { unsupported: boolean; message: string }> {
   if (![MERGE_PATCH, STRATEGIC_MERGE_PATCH, JSON_PATCH].includes(contentType))
     return { ok: false, error: { unsupported: true, message: contentType } };
-  let body: Json;
-  try {
-    body = JSON.parse(text) as Json;
-  } catch {
+  const parsed = parseJsonWith(z.json(), text);
+  if (!parsed.ok)
     return { ok: false, error: { unsupported: false, message: "the patch is not valid JSON" } };
-  }
+  const body: Json = parsed.value;
   if (contentType === JSON_PATCH) {
     const r = jsonPatch(doc as Json, body);
     return r.ok ? r : { ok: false, error: { unsupported: false, message: r.error } };

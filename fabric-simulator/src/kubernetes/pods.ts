@@ -1,4 +1,4 @@
-import { stableUuid } from "../stableId";
+import { stableUuid } from "../topology/stableId";
 import type { KubePod, KubeWorld, PendingPod, PodDeletion } from "./types";
 
 /**

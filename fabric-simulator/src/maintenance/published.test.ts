@@ -2,7 +2,7 @@ import { parseEventGridDelivery, parseResourceGraphPage } from "@quiesce/protoco
 import { describe, expect, it } from "vitest";
 import { cancelEvent, createFabric, scheduleEvent } from "../model/fabric";
 import type { FabricState, Instant, Outcome, Transition } from "../model/types";
-import { defaultTopology } from "../topologies";
+import { defaultTopology } from "../topology/topologies";
 import { eventGridEvent, publishedStatus, resourceGraphRows } from "./published";
 
 /**

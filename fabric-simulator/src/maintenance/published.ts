@@ -1,6 +1,6 @@
-import { availabilitySetId, scaleSetId } from "../armIds";
 import { rfc1123 } from "../model/document";
 import type { FabricState, SimEvent } from "../model/types";
+import { availabilitySetId, scaleSetId } from "../topology/armIds";
 
 /**
  * What Azure publishes of the fabric's scheduled events off the VM, once a group opted in

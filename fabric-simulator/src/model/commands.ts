@@ -1,6 +1,6 @@
 import { EventIdText } from "@quiesce/protocol";
 import { z } from "zod";
-import { GroupName, GroupSpec, SimVmName } from "../topology";
+import { GroupName, GroupSpec, SimVmName } from "../topology/topology";
 
 /** The control API's inputs; the HTTP routes and the in-process API parse with the same schemas. */
 

@@ -1,5 +1,5 @@
-import { approvedAutomatically } from "../scheduledEventsPolicy";
-import type { GroupRecord } from "../topology";
+import { approvedAutomatically } from "../topology/scheduledEventsPolicy";
+import type { GroupRecord } from "../topology/topology";
 import type { ChangeResources, JumpIncarnation, ScheduleEvent } from "./commands";
 import { defaultDescription, defaultDurationInSeconds, defaultNoticeSeconds } from "./defaults";
 import {

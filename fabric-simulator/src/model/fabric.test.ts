@@ -1,7 +1,7 @@
 import { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { describe, expect, it } from "vitest";
-import { defaultTopology } from "../topologies";
-import { Topology } from "../topology";
+import { defaultTopology } from "../topology/topologies";
+import { Topology } from "../topology/topology";
 import { renderDocument } from "./document";
 import {
   advance,

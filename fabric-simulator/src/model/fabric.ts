@@ -1,4 +1,4 @@
-import { expandTopology, type Topology } from "../topology";
+import { expandTopology, type Topology } from "../topology/topology";
 import { fail, ok } from "./state";
 import type { FabricOptions, FabricState, Outcome } from "./types";
 

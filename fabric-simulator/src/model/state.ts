@@ -1,6 +1,6 @@
 import type { Result } from "@quiesce/protocol";
 import { eventKey } from "@quiesce/protocol/imds";
-import type { GroupRecord, VmRecord } from "../topology";
+import type { GroupRecord, VmRecord } from "../topology/topology";
 import { evicts } from "./defaults";
 import { renderDocument } from "./document";
 import type { FabricState, Instant, Refusal, SimEvent, TimelineEntry } from "./types";

@@ -1,6 +1,6 @@
 import type { Result } from "@quiesce/protocol";
 import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
-import type { GroupRecord, Topology, VmRecord } from "../topology";
+import type { GroupRecord, Topology, VmRecord } from "../topology/topology";
 
 /** When something happened: simulated time (what IMDS shows) and the real wall clock. */
 export interface Instant {

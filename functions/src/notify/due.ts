@@ -1,7 +1,4 @@
 import { type ClusterState, type EventRecord, explain, startedFirstCause } from "@quiesce/core";
-
-export { coverageNotifications } from "./coverageDue";
-
 import type { NotificationKind, Policy } from "@quiesce/protocol/policy";
 import type { ImdsHealth } from "@quiesce/protocol/relay";
 

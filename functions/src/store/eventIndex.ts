@@ -2,7 +2,7 @@ import { odata } from "@azure/data-tables";
 import { isBudgetRow } from "./budget";
 import type { StoredEntity } from "./codec";
 import { decodeKey, encodeKey, KeyTooLongError, MAX_KEY_LENGTH, memberBucket } from "./keys";
-import { mapLimit } from "./statusQueries";
+import { mapLimit } from "./mapLimit";
 import type { CountedTable } from "./tables";
 
 /**

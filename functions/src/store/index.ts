@@ -4,6 +4,7 @@ export * from "./commitDecision";
 export * from "./credential";
 export { eventIndexRow } from "./eventIndex";
 export * from "./keys";
+export { mapLimit } from "./mapLimit";
 export * from "./memberMigration";
 export * from "./memberRows";
 export * from "./open";

@@ -4,11 +4,11 @@ import { type Dict, dict, type Result } from "@quiesce/protocol";
 import { PHASES, type Phase } from "@quiesce/protocol/status";
 import { z } from "zod";
 import { isBudgetRow } from "./budget";
-import type { HistoryRow } from "./clusterStore";
 import type { StoredEntity } from "./codec";
-import { HistoryEntity } from "./history";
+import { HistoryEntity, type HistoryRow } from "./history";
 import { type JournalEntry, readJournal, transitionRowKey } from "./journal";
 import { decodeKey, encodeKey, eventPartition } from "./keys";
+import { mapLimit } from "./mapLimit";
 import { MemberRows } from "./memberRows";
 import {
   decodeRow,
@@ -39,23 +39,6 @@ export interface EventHead {
 
 /** Several point reads or queries at once, but not hundreds against one account at a time. */
 const CONCURRENCY = 16;
-
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 const HEAD_COLUMNS = [
   "PartitionKey",

@@ -1,5 +1,5 @@
 import type { FabricState } from "../../model/types";
-import type { VmRecord } from "../../topology";
+import type { VmRecord } from "../../topology/topology";
 import { type ArmAnswer, armError, ok, resourceNotFound } from "../errors";
 import {
   type ArmScope,

@@ -1,5 +1,5 @@
 import type { FabricState } from "../../model/types";
-import { stableUuid, type VmRecord } from "../../topology";
+import { stableUuid, type VmRecord } from "../../topology/topology";
 import { type ArmAnswer, armError, ok, resourceNotFound } from "../errors";
 import {
   IPCONFIG_NAME,

@@ -7,7 +7,7 @@ import {
   resourceGraphRows,
 } from "../../maintenance/published";
 import type { FabricState } from "../../model/types";
-import { publishesOffVm } from "../../scheduledEventsPolicy";
+import { publishesOffVm } from "../../topology/scheduledEventsPolicy";
 import type { ArmAnswer } from "../errors";
 import { covers } from "../ids";
 import { holdsWithin } from "../rbac";

@@ -1,6 +1,6 @@
 import type { Result } from "@quiesce/protocol";
 import type { z } from "zod";
-import type { Outcome, Refusal } from "./model/types";
+import type { Outcome, Refusal } from "./types";
 
 /** A control call's failure, as both the HTTP routes (status + JSON) and the in-process API (throw) report it. */
 export interface ControlFailure extends Refusal {

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { parseJsonWith } from "@quiesce/protocol";
-import { parseCliArgs, USAGE } from "./cliArgs";
-import { startFabricSimulator } from "./simulator";
-import { defaultTopology, generateTopology } from "./topologies";
-import { Topology } from "./topology";
+import { startFabricSimulator } from "../simulator/simulator";
+import { defaultTopology, generateTopology } from "../topology/topologies";
+import { Topology } from "../topology/topology";
+import { parseCliArgs, USAGE } from "./args";
 
 /** Run the fabric simulator on its own, so a real relay (and its drain hooks) can be pointed at it. */
 async function main(): Promise<void> {

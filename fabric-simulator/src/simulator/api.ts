@@ -1,20 +1,20 @@
 import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
-import type { ArmApi, AzureSurroundings } from "./arm/api";
-import type { AttestationStandIn } from "./attested/service";
-import type { SimClock } from "./clock";
-import type { ClockView, Timeline } from "./engine";
-import type { EventGridApi } from "./eventGrid/service";
-import type { HealthEndpoint } from "./health/gates";
-import type { KubernetesStandIn } from "./kubernetes/api";
+import type { ArmApi, AzureSurroundings } from "../arm/api";
+import type { AttestationStandIn } from "../attested/service";
+import type { SimClock } from "../engine/clock";
+import type { ClockView, Timeline } from "../engine/engine";
+import type { EventGridApi } from "../eventGrid/service";
+import type { HealthEndpoint } from "../health/gates";
+import type { KubernetesStandIn } from "../kubernetes/api";
 import type {
   DeleteInstancesInput,
   InjectFaultInput,
   JumpIncarnationInput,
   ScheduleEventInput,
-} from "./model/commands";
-import type { ScheduledEventsApiVersion } from "./model/document";
-import type { FabricOptions, FabricState, Fault, SimEvent, TimelineEntry } from "./model/types";
-import type { GroupSpec, TopologyInput } from "./topology";
+} from "../model/commands";
+import type { ScheduledEventsApiVersion } from "../model/document";
+import type { FabricOptions, FabricState, Fault, SimEvent, TimelineEntry } from "../model/types";
+import type { GroupSpec, TopologyInput } from "../topology/topology";
 
 /** What `startFabricSimulator` takes and returns (the implementation is simulator.ts). */
 

@@ -97,7 +97,7 @@ describe("the example topology file", () => {
     const { readFile } = await import("node:fs/promises");
     const { join } = await import("node:path");
     const json: unknown = JSON.parse(
-      await readFile(join(__dirname, "../examples/topology.json"), "utf8"),
+      await readFile(join(__dirname, "../../examples/topology.json"), "utf8"),
     );
     const r = expandTopology(Topology.parse(json));
     if (!r.ok) throw new Error(r.error);

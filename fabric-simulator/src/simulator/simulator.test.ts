@@ -1,9 +1,9 @@
 import { bounded, startLagMonitor } from "@quiesce/testkit/lag";
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock, ScaledClock } from "./clock";
-import { approve, getScheduledEvents } from "./imds/probe";
+import { ManualClock, ScaledClock } from "../engine/clock";
+import { approve, getScheduledEvents } from "../imds/probe";
+import { generateTopology } from "../topology/topologies";
 import { type FabricSimulator, startFabricSimulator } from "./simulator";
-import { generateTopology } from "./topologies";
 
 let sim: FabricSimulator | undefined;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCliArgs } from "./cliArgs";
+import { parseCliArgs } from "./args";
 
 describe("CLI arguments", () => {
   it("defaults to port 8080, 60x time scale and the demo topology", () => {

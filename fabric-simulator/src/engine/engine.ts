@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { ScheduledEventsDocument, StartRequestsBody } from "@quiesce/protocol/imds";
-import type { SimClock } from "./clock";
-import { type ControlResult, lift, parseCommand } from "./controlResult";
 import {
   AddGroups,
   AdvanceClock,
@@ -12,8 +10,9 @@ import {
   InjectFault,
   JumpIncarnation,
   ScheduleEvent,
-} from "./model/commands";
-import { renderDocument, type ScheduledEventsApiVersion } from "./model/document";
+} from "../model/commands";
+import { type ControlResult, lift, parseCommand } from "../model/controlResult";
+import { renderDocument, type ScheduledEventsApiVersion } from "../model/document";
 import {
   acknowledgeFromControlPlane,
   addGroups,
@@ -32,7 +31,7 @@ import {
   startEventNow,
   startRequests,
   takeFault,
-} from "./model/fabric";
+} from "../model/fabric";
 import type {
   FabricOptions,
   FabricState,
@@ -42,8 +41,9 @@ import type {
   SimEvent,
   StartRequestOutcome,
   TimelineEntry,
-} from "./model/types";
-import { Topology } from "./topology";
+} from "../model/types";
+import { Topology } from "../topology/topology";
+import type { SimClock } from "./clock";
 
 export interface Timeline {
   readonly entries: readonly TimelineEntry[];

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 
-export const USAGE = `Usage: node fabric-simulator/dist/cli.js [options]
+export const USAGE = `Usage: node fabric-simulator/dist/cli/main.js [options]
 
 Simulates Azure IMDS Scheduled Events for a cluster of VMs on one HTTP server.
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { ManualClock } from "../clock";
-import { type FabricSimulator, startFabricSimulator } from "../simulator";
-import type { TopologyInput } from "../topology";
-import { armToken } from "./probe";
+import { armToken } from "../arm/probe";
+import { ManualClock } from "../engine/clock";
+import { type FabricSimulator, startFabricSimulator } from "../simulator/simulator";
+import type { TopologyInput } from "../topology/topology";
 
 /**
  * The set-up the loopback ARM's tests share: one simulator on a manual clock for the file (the

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { workspaceSources } from "../../scripts/esbuild/workspace-sources.mjs";
-import { FabricControlClient } from "./client";
-import { getScheduledEvents } from "./imds/probe";
+import { workspaceSources } from "../../../scripts/esbuild/workspace-sources.mjs";
+import { FabricControlClient } from "../control/client";
+import { getScheduledEvents } from "../imds/probe";
 
 // The CLI as users run it: a separate process, bundled from source so the test needs no build.
 let dir: string;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "fabric-cli-"));
   cli = join(dir, "cli.js");
   await build({
-    entryPoints: [resolve(__dirname, "cli.ts")],
+    entryPoints: [resolve(__dirname, "main.ts")],
     bundle: true,
     platform: "node",
     format: "cjs",

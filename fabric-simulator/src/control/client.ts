@@ -9,8 +9,13 @@ import {
   type MaintenanceBehaviourInput,
   type RegisterIdentityInput,
   type RevokeInput,
-} from "./arm/commands";
-import type { AdminState } from "./armTopology";
+} from "../arm/commands";
+import type { CreateSubscriptionInput, DeliveryFaults } from "../eventGrid/commands";
+import { DeliveryAnswer, SubscriptionAnswer, type SubscriptionView } from "../eventGrid/types";
+import type { DeleteInstancesInput, InjectFaultInput, ScheduleEventInput } from "../model/commands";
+import { FabricControlError } from "../model/controlResult";
+import type { AdminState } from "../topology/armTopology";
+import type { GroupRecord, GroupSpec, TopologyInput, VmRecord } from "../topology/topology";
 import {
   AddedGroupsAnswer,
   ClearedAnswer,
@@ -22,7 +27,7 @@ import {
   SimEventAnswer,
   TimelineAnswer,
   TopologyAnswer,
-} from "./control/answers";
+} from "./answers";
 import {
   AlertAnswer,
   ArmFaultAnswer,
@@ -33,12 +38,7 @@ import {
   LoadBalancerAnswer,
   RevokedAnswer,
   RoleAssignmentAnswer,
-} from "./control/armAnswers";
-import { FabricControlError } from "./controlResult";
-import type { CreateSubscriptionInput, DeliveryFaults } from "./eventGrid/commands";
-import { DeliveryAnswer, SubscriptionAnswer, type SubscriptionView } from "./eventGrid/types";
-import type { DeleteInstancesInput, InjectFaultInput, ScheduleEventInput } from "./model/commands";
-import type { GroupRecord, GroupSpec, TopologyInput, VmRecord } from "./topology";
+} from "./armAnswers";
 
 export interface TopologyView {
   readonly groups: GroupRecord[];
