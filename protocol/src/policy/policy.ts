@@ -193,9 +193,9 @@ export const Policy = z.strictObject({
   /** Notifications and coverage alerts (docs/operations.md). */
   notify: NotifyPolicy.default(NotifyPolicy.parse({})),
   /**
-   * Availability sets, scale sets and VMs (ARM ids) whose events belong to this cluster when
-   * Azure publishes them off the VM (Event Grid, Resource Graph), beyond those its relays' VMs
-   * tell: the way to claim a group where no relay runs (docs/control-plane.md).
+   * Availability sets, scale sets and VMs (ARM ids) whose published events (Event Grid, Resource
+   * Graph) belong to this cluster, beyond those its relays' VMs tell: the way for a cluster to own
+   * a group where no relay runs (docs/control-plane.md).
    */
   azureResources: z.array(ComputeScopeId).max(256).default([]),
   /** The coordinator drains and approves for VMs without a relay (docs/control-plane.md). */

@@ -2,20 +2,21 @@ import { z } from "zod";
 import { ScheduledEvent } from "../imds/scheduledEvents";
 
 /**
- * A scheduled event as Azure publishes it off the VM, to Event Grid and Azure Resource Graph
- * (both preview, opt-in through `scheduledEventsPolicy.scheduledEventsAdditionalPublishingTargets`;
- * docs/control-plane.md, "Events from the control plane"). The same fields as IMDS serves (`ScheduledEventApiVersion`
- * 2020-07-01, the only one during the preview), with two statuses IMDS never shows: `Completed`
- * and `Canceled` ("Event Grid and ARG only", azure-compute-docs scheduled-events-event-grid.md).
+ * A published event: a scheduled event as Azure publishes it off the VM, to Event Grid and Azure
+ * Resource Graph (both preview, opt-in through
+ * `scheduledEventsPolicy.scheduledEventsAdditionalPublishingTargets`; docs/control-plane.md,
+ * "Published events"). The same fields as IMDS serves (`ScheduledEventApiVersion` 2020-07-01, the
+ * only one during the preview), with two statuses IMDS never shows: `Completed` and `Canceled`
+ * ("Event Grid and ARG only", azure-compute-docs scheduled-events-event-grid.md).
  */
-export const ControlPlaneEventStatus = z.enum(["Scheduled", "Started", "Completed", "Canceled"]);
-export type ControlPlaneEventStatus = z.infer<typeof ControlPlaneEventStatus>;
+export const PublishedEventStatus = z.enum(["Scheduled", "Started", "Completed", "Canceled"]);
+export type PublishedEventStatus = z.infer<typeof PublishedEventStatus>;
 
-export const ControlPlaneScheduledEvent = ScheduledEvent.extend({
-  EventStatus: ControlPlaneEventStatus,
+export const PublishedScheduledEvent = ScheduledEvent.extend({
+  EventStatus: PublishedEventStatus,
   ScheduledEventApiVersion: z.string().max(32).optional(),
 });
-export type ControlPlaneScheduledEvent = z.infer<typeof ControlPlaneScheduledEvent>;
+export type PublishedScheduledEvent = z.infer<typeof PublishedScheduledEvent>;
 
 /** The ARM resource an event is published for: a VM, a scale set (not the instance) or an availability set. */
 export interface EventScope {
@@ -65,14 +66,14 @@ export const isScheduledEventType = (type: string): boolean =>
   type.toLowerCase() === "microsoft.maintenance/scheduledevents";
 
 /**
- * One observation of an event from the control plane, whichever channel brought it: what the
- * coordinator's core takes (`source` says which; `observedAt` is Azure's time of the change when
- * the channel gives one, so reordered deliveries can be told apart).
+ * One observation of a published event, whichever channel brought it (Event Grid or Resource
+ * Graph): what the coordinator's core takes (`source` says which; `observedAt` is Azure's time of
+ * the change when the channel gives one, so reordered deliveries can be told apart).
  */
-export interface ControlPlaneObservation {
+export interface PublishedObservation {
   source: "eventGrid" | "resourceGraph";
   scope: EventScope;
-  event: ControlPlaneScheduledEvent;
+  event: PublishedScheduledEvent;
   /** Epoch ms of the change at Azure (Event Grid's resourceEventTime or eventTime), if known. */
   observedAt: number | null;
   /** The channel's own id for this delivery (Event Grid's `id`), to recognise duplicates. */

@@ -3,7 +3,7 @@ import {
   parseResourceGraphPage,
   resourceGraphRequest,
   SCHEDULED_EVENTS_QUERY,
-} from "../../src/maintenance";
+} from "../../src/published";
 
 /** Resource Graph pages shaped as its REST reference and the scheduled-events doc show them. */
 

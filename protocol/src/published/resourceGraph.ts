@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { describeZodError, type Result } from "../result";
 import {
-  type ControlPlaneObservation,
-  ControlPlaneScheduledEvent,
   isScheduledEventType,
+  type PublishedObservation,
+  PublishedScheduledEvent,
   parseScheduledEventId,
 } from "./scheduledEvent";
 
@@ -54,7 +54,7 @@ export const ResourceQueryResult = z.looseObject({
 });
 
 export interface ResourceGraphPage {
-  observations: ControlPlaneObservation[];
+  observations: PublishedObservation[];
   /** Rows of other types or shapes. */
   ignored: number;
   /** Scheduled-event rows whose properties did not parse: the first problem of each. */
@@ -67,7 +67,7 @@ export function parseResourceGraphPage(body: unknown): Result<ResourceGraphPage>
   const page = ResourceQueryResult.safeParse(body);
   if (!page.success)
     return { ok: false, error: `not a Resource Graph result: ${describeZodError(page.error)}` };
-  const observations: ControlPlaneObservation[] = [];
+  const observations: PublishedObservation[] = [];
   const problems: string[] = [];
   let ignored = 0;
   for (const raw of page.data.data) {
@@ -77,7 +77,7 @@ export function parseResourceGraphPage(body: unknown): Result<ResourceGraphPage>
       ignored++;
       continue;
     }
-    const event = ControlPlaneScheduledEvent.safeParse(row.data.properties);
+    const event = PublishedScheduledEvent.safeParse(row.data.properties);
     if (!event.success) {
       problems.push(`${row.data.id}: ${describeZodError(event.error)}`);
       continue;

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Result } from "../result";
 import {
-  type ControlPlaneObservation,
-  ControlPlaneScheduledEvent,
   isScheduledEventType,
+  type PublishedObservation,
+  PublishedScheduledEvent,
   parseScheduledEventId,
 } from "./scheduledEvent";
 
@@ -92,8 +92,8 @@ export type EventGridDelivery =
   | { kind: "validation"; validationCode: string; validationUrl: string | null }
   | {
       kind: "events";
-      observations: ControlPlaneObservation[];
-      /** Events of other types or resources (AKS maintenance, say): acknowledged, not used. */
+      observations: PublishedObservation[];
+      /** Events of other types or resources (AKS maintenance, say): counted, not used. */
       ignored: number;
       /**
        * Events in neither schema, and scheduled events whose properties do not parse: the rest of
@@ -146,7 +146,7 @@ export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery>
       validationUrl: data.data.validationUrl ?? null,
     });
   }
-  const observations: ControlPlaneObservation[] = [];
+  const observations: PublishedObservation[] = [];
   let ignored = 0;
   for (const e of envelopes) {
     const data = MaintenanceData.safeParse(e.data);
@@ -155,7 +155,7 @@ export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery>
       ignored++;
       continue;
     }
-    const event = ControlPlaneScheduledEvent.safeParse(data.data.resourceInfo.properties);
+    const event = PublishedScheduledEvent.safeParse(data.data.resourceInfo.properties);
     if (!event.success) {
       const issue = event.error.issues[0];
       const reason = `event ${e.index} (${e.id}): ${issue?.path.join(".")} ${issue?.message}`;

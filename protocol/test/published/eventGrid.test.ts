@@ -4,7 +4,7 @@ import {
   parseEventGridDelivery,
   parseScheduledEventId,
   SUBSCRIPTION_VALIDATION_EVENT,
-} from "../../src/maintenance";
+} from "../../src/published";
 
 /**
  * Event Grid deliveries of scheduled events, shaped as Azure's docs show them
