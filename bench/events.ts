@@ -1,3 +1,4 @@
+import { createLogger } from "@quiesce/protocol";
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
 import { startHookedCluster, startRequestsFor, waitForPhase } from "@quiesce/testkit/cluster";
 import { lastEnd } from "@quiesce/testkit/markers";
@@ -68,20 +69,19 @@ export async function measureEvents(count: number): Promise<EventsResult> {
     // What each relay logs, with its wall-clock ms: when its drain hook ended and when it posted
     // StartRequests (the report round trip between them); BENCH_TRACE_RELAYS=1 also prints
     // every line on stderr.
-    relayLogger: (vm: string) => {
-      const line = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
-        const at = Date.now();
-        if (msg === "drain hook succeeded" && typeof fields?.eventId === "string")
-          relayLog.set(`drained ${vm} ${fields.eventId}`, at);
-        if (msg === "posting StartRequests" && Array.isArray(fields?.eventIds))
-          for (const id of fields.eventIds) relayLog.set(`posting ${vm} ${id}`, at);
-        if (process.env.BENCH_TRACE_RELAYS === "1")
-          process.stderr.write(
-            `trace ${at} ${vm} ${level} ${msg} ${fields ? JSON.stringify(fields) : ""}\n`,
-          );
-      };
-      return { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
-    },
+    relayLogger: (vm: string) =>
+      createLogger({
+        level: "debug",
+        sink: ({ level, msg, fields }) => {
+          const at = Date.now();
+          if (msg === "drain hook succeeded" && typeof fields.eventId === "string")
+            relayLog.set(`drained ${vm} ${fields.eventId}`, at);
+          if (msg === "posting StartRequests" && Array.isArray(fields.eventIds))
+            for (const id of fields.eventIds) relayLog.set(`posting ${vm} ${id}`, at);
+          if (process.env.BENCH_TRACE_RELAYS === "1")
+            process.stderr.write(`trace ${at} ${vm} ${level} ${msg} ${JSON.stringify(fields)}\n`);
+        },
+      }),
   });
   try {
     const samples: EventSample[] = [];

@@ -1,3 +1,4 @@
+import { createLogger } from "@quiesce/protocol";
 import { describe, expect, it } from "vitest";
 import { type Harness, scheduled, useHarness } from "./support/harness";
 import { waitFor } from "./support/wait";
@@ -32,21 +33,23 @@ describe("relay operability", () => {
   });
 
   it("logs each event it sees as its own line carrying the eventId", async () => {
-    const lines: Array<{ msg: string; fields?: Record<string, unknown> }> = [];
-    const keep = (msg: string, fields?: Record<string, unknown>) =>
-      lines.push({ msg, ...(fields ? { fields } : {}) });
-    await h.start({}, { logger: { debug() {}, info: keep, warn: keep, error: keep } });
+    const lines: Array<{ msg: string; fields: Readonly<Record<string, unknown>> }> = [];
+    const logger = createLogger({
+      level: "info",
+      sink: ({ msg, fields }) => lines.push({ msg, fields }),
+    });
+    await h.start({}, { logger });
     h.imds.setEvents([scheduled("E-OURS", ["vm-0"]), scheduled("E-OTHER", ["vm-1"])]);
     await waitFor("drain succeeded", () =>
-      lines.some((l) => l.msg === "drain hook succeeded" && l.fields?.eventId === "E-OURS"),
+      lines.some((l) => l.msg === "drain hook succeeded" && l.fields.eventId === "E-OURS"),
     );
     const seen = lines.filter((l) => l.msg === "event seen");
-    expect(seen.map((l) => [l.fields?.eventId, l.fields?.affectsThisVm])).toEqual([
+    expect(seen.map((l) => [l.fields.eventId, l.fields.affectsThisVm])).toEqual([
       ["E-OURS", true],
       ["E-OTHER", false],
     ]);
     expect(
-      lines.filter((l) => l.msg === "drain hook started").map((l) => l.fields?.eventId),
+      lines.filter((l) => l.msg === "drain hook started").map((l) => l.fields.eventId),
     ).toEqual(["E-OURS"]);
   });
 });

@@ -1,3 +1,4 @@
+import { createLogger } from "@quiesce/protocol";
 import { describe, expect, it } from "vitest";
 import { type Harness, scheduled, useHarness } from "./support/harness";
 import { waitFor } from "./support/wait";
@@ -56,7 +57,11 @@ describe("relay against IMDS and coordinator stand-ins", () => {
 
   it("skips malformed IMDS bodies without stopping, and acts on the next good document", async () => {
     const lines: string[] = [];
-    const logger = { debug() {}, info() {}, warn: (msg: string) => lines.push(msg), error() {} };
+    const logger = createLogger({
+      sink: ({ level, msg }) => {
+        if (level === "warn") lines.push(msg);
+      },
+    });
     const relay = await h.start({}, { logger });
     await waitFor("the first document", () => relay.state().document !== null);
     h.imds.rawBody = '{"DocumentIncarnation":"x","Events":[]}';

@@ -207,7 +207,9 @@ describe("no secret reaches a log, the status API, history, a notification or th
       async () => {
         const d = await c.status.event(eventId, c.cluster).catch(() => null);
         const failed = d?.blockers.filter((b) => /fail/i.test(JSON.stringify(b))) ?? [];
-        const slackDropped = consoleLines.some((l) => l.includes("dropped after"));
+        const slackDropped = [...consoleLines, ...coordinatorLines].some((l) =>
+          l.includes("dropped after"),
+        );
         return d && failed.length >= 5 && sinks.bodies.length >= 3 && slackDropped ? d : null;
       },
       25_000,

@@ -1,12 +1,19 @@
 import type { InvocationContext } from "@azure/functions";
+import type { Logger } from "@quiesce/protocol";
 import type { Authenticator, AuthResult, Denial, Role } from "../auth";
 import { AuthUnavailableError } from "../auth";
+import { invocationLogger } from "../log";
 import type { PipelineDeps } from "../pipeline/deps";
 import { problem } from "./http";
 
 /** What the handlers run with: the units of work's, and who may call them. */
 export interface HandlerDeps extends PipelineDeps {
   authenticator: Authenticator;
+  /**
+   * The app-level logger, for work that outlives an invocation; in one, log to it instead
+   * (log/index.ts: invocationLogger).
+   */
+  log: Logger;
 }
 
 /** Authenticates, turning "the key service is unreachable" into a 503 instead of a 401. */
@@ -20,7 +27,7 @@ export async function authenticate(
     return await deps.authenticator.authenticate(authorization, need);
   } catch (e) {
     if (e instanceof AuthUnavailableError) {
-      context.warn(`authentication unavailable: ${e.message}`);
+      invocationLogger(context).warn("authentication unavailable", { error: e.message });
       return {
         ok: false,
         error: { status: 503, reason: "cannot validate credentials right now; retry shortly" },

@@ -1,6 +1,7 @@
 import { type OperatorAction, OperatorActionError } from "@quiesce/core";
 import { ClusterName } from "@quiesce/protocol";
 import { z } from "zod";
+import { invocationLogger } from "../log";
 import { runOperatorAction } from "../pipeline/operatorAction";
 import { readEventDetail } from "../status/eventDetail";
 import { StatusQueries } from "../store";
@@ -65,7 +66,7 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler 
         return problem(e.code === "notFound" ? 404 : 409, e.message);
       throw e; // store failures: withStoreErrors
     }
-    context.info(`operator ${by}: ${kind} ${cluster}/${key}: ${reason}`);
+    invocationLogger(context, { cluster, event: key }).info(`operator ${kind}`, { by, reason });
     return json(200, await readEventDetail(deps, queries, cluster, key));
   });
 }

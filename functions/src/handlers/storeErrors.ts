@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { invocationLogger } from "../log";
 import { isStorageUnavailable, KeyTooLongError, RetriesExhausted } from "../store";
 import { problem } from "./http";
 
@@ -16,12 +17,12 @@ export function withStoreErrors(route: string, handler: HttpHandler): HttpHandle
       return await handler(request, context);
     } catch (e) {
       if (e instanceof RetriesExhausted) {
-        context.warn(`${route}: ${e.message}`);
+        invocationLogger(context, { route }).warn(e.message);
         return problem(503, e.message, { "retry-after": "1" });
       }
       if (e instanceof KeyTooLongError) return problem(400, `invalid request: ${e.message}`);
       if (isStorageUnavailable(e)) {
-        context.error(`${route}: state store unavailable: ${(e as Error).message}`);
+        invocationLogger(context, { route }).error("state store unavailable", { error: e });
         return problem(503, "state store unavailable; retry shortly", { "retry-after": "5" });
       }
       throw e;

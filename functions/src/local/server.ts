@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { Meter } from "@opentelemetry/api";
-import { type Clock, redact } from "@quiesce/protocol";
+import { type Clock, createLogger, redact, textLine } from "@quiesce/protocol";
 import { loadCoordinatorSettings } from "../config";
 import { type Coordinator, createCoordinator } from "../coordinator";
 import { ROUTE_PREFIX, ROUTES, type Route } from "../routes";
@@ -190,6 +190,8 @@ export async function startLocalCoordinator(
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.meter ? { meter: opts.meter } : {}),
+      // What outlives a request (follow-ups, hook runs, deliveries) to the same log as requests.
+      log: createLogger({ level: "trace", sink: (r) => log(r.level, textLine(r)) }),
     });
     settle = () => coordinator.deps.controlPlane.settle();
     const context = (functionName: string) =>

@@ -1,4 +1,4 @@
-import type { Clock } from "@quiesce/protocol";
+import type { Clock, Logger } from "@quiesce/protocol";
 import type { NotificationKind, NotificationSink, Policy } from "@quiesce/protocol/policy";
 import { type BackoffOptions, planRetry } from "./backoff";
 import type { Notification } from "./due";
@@ -38,7 +38,7 @@ export interface NotifierDeps {
   clock: Clock;
   backoff: BackoffOptions;
   random?: () => number;
-  log?: (level: "warn" | "error", message: string) => void;
+  log?: Logger;
 }
 
 /**
@@ -162,10 +162,12 @@ export class Notifier {
           lastError: result.error.reason,
         });
         observer.notification(claimed.cluster, n.kind, claimed.sink, "dropped");
-        this.deps.log?.(
-          "error",
-          `notification ${n.kind} for ${n.cluster} dropped after ${attempts} attempt(s): ${result.error.reason}`,
-        );
+        this.deps.log
+          ?.child({ cluster: n.cluster })
+          .error(`notification ${n.kind} dropped after ${attempts} attempt(s)`, {
+            sink: claimed.sink,
+            error: result.error.reason,
+          });
         return "dropped";
       }
       await outbox.write(claimed, {
@@ -177,7 +179,9 @@ export class Notifier {
       observer.notification(claimed.cluster, n.kind, claimed.sink, "retried");
       return "retried";
     } catch (e) {
-      this.deps.log?.("warn", `notification delivery: ${(e as Error).message}`);
+      this.deps.log
+        ?.child({ cluster: row.cluster })
+        .warn("notification delivery failed", { sink: row.sink, error: e });
       return null;
     }
   }
@@ -192,7 +196,7 @@ export class Notifier {
 
   private track(p: Promise<unknown>): void {
     const tracked = p
-      .catch((e: unknown) => this.deps.log?.("warn", `notification: ${(e as Error).message}`))
+      .catch((e: unknown) => this.deps.log?.warn("notification work failed", { error: e }))
       .finally(() => this.inflight.delete(tracked));
     this.inflight.add(tracked);
   }
