@@ -1,5 +1,5 @@
 import { addSecrets } from "@quiesce/protocol";
-import type { CoordinatorSettings } from "./config";
+import type { CoordinatorOptions } from "./options";
 
 /**
  * The settings whose values are secrets, registered with @quiesce/protocol's redact at start-up
@@ -7,16 +7,14 @@ import type { CoordinatorSettings } from "./config";
  * notification can carry them, even where an upstream error or a relay repeats one. A webhook
  * URL counts whole and by its long path segments and query values (its key is in them).
  */
-export function registerSettingSecrets(s: CoordinatorSettings): void {
+export function registerSettingSecrets(o: CoordinatorOptions): void {
   addSecrets([
-    s.QUIESCE_STORAGE_CONNECTION_STRING,
-    s.QUIESCE_TEAMS_WEBHOOK_URL,
-    s.QUIESCE_SLACK_WEBHOOK_URL,
-    s.QUIESCE_WEBHOOK_URL,
-    s.QUIESCE_WEBHOOK_SECRET,
-    s.QUIESCE_EVENT_GRID_KEY,
-    ...(s.QUIESCE_AUTH_MODE === "sharedKey"
-      ? [s.QUIESCE_RELAY_KEY, s.QUIESCE_OPERATOR_KEY, s.QUIESCE_READER_KEY]
-      : []),
+    o.store.connectionString,
+    o.notify.teamsUrl,
+    o.notify.slackUrl,
+    o.notify.webhookUrl,
+    o.notify.webhookSecret,
+    o.controlPlaneEvents.eventGridKey ?? undefined,
+    ...(o.auth.mode === "sharedKey" ? [o.auth.relayKey, o.auth.operatorKey, o.auth.readerKey] : []),
   ]);
 }

@@ -9,6 +9,7 @@ import {
   redactSettings,
 } from "./config";
 import { apiServerUrl } from "./kubernetes/hook";
+import { relayConfigFrom } from "./options";
 import { RELAY_VERSION } from "./version";
 
 const base = {
@@ -37,12 +38,20 @@ describe("relay settings", () => {
       "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt",
     );
     expect(
-      apiServerUrl(s, { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "443" }),
+      apiServerUrl(relayConfigFrom(s).kubernetes, {
+        KUBERNETES_SERVICE_HOST: "10.0.0.1",
+        KUBERNETES_SERVICE_PORT: "443",
+      }),
     ).toBe("https://10.0.0.1:443");
     expect(
-      apiServerUrl(s, { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "443" }),
+      apiServerUrl(relayConfigFrom(s).kubernetes, {
+        KUBERNETES_SERVICE_HOST: "fd00::1",
+        KUBERNETES_SERVICE_PORT: "443",
+      }),
     ).toBe("https://[fd00::1]:443");
-    expect(() => apiServerUrl(s, {})).toThrow(/KUBERNETES_SERVICE_HOST/);
+    expect(() => apiServerUrl(relayConfigFrom(s).kubernetes, {})).toThrow(
+      /KUBERNETES_SERVICE_HOST/,
+    );
     // The bearer token never crosses a network in clear text.
     expect(() =>
       parseRelaySettings({ ...base, QUIESCE_KUBERNETES_API_URL: "http://10.0.0.1:8080" }),

@@ -9,6 +9,7 @@ import type { RelayState } from "./decisions/state";
 import { type HookRunner, hookRunner } from "./hooks/runner";
 import { ImdsClient, type ImdsClientOptions } from "./imds/client";
 import { errorText, jsonLogger, type Logger, redactingLogger } from "./log";
+import { relayConfigFrom } from "./options";
 import { Approver } from "./shell/approver";
 import { Attester } from "./shell/attester";
 import { RelayContext } from "./shell/context";
@@ -66,39 +67,43 @@ export async function startRelay(
 ): Promise<RelayHandle> {
   // Secrets never leave (docs/security.md): the key is known from here on, and every log line,
   // whichever logger takes it, is redacted.
-  if (settings.QUIESCE_AUTH_MODE === "sharedKey") addSecrets([settings.QUIESCE_RELAY_KEY]);
-  const log = redactingLogger(opts.logger ?? jsonLogger(settings.QUIESCE_LOG_LEVEL));
+  const config = relayConfigFrom(settings);
+  if (config.auth.mode === "sharedKey") addSecrets([config.auth.relayKey]);
+  const log = redactingLogger(opts.logger ?? jsonLogger(config.logLevel));
   const clock = opts.clock ?? systemClock;
   const bootId = randomUUID();
 
-  const writer = new StateFileWriter(settings.QUIESCE_STATE_FILE, (e) =>
+  const writer = new StateFileWriter(config.stateFile, (e) =>
     log.error("state file write failed", {
-      file: settings.QUIESCE_STATE_FILE,
+      file: config.stateFile,
       error: errorText(e),
     }),
   );
-  const loaded = await loadState(settings.QUIESCE_STATE_FILE);
-  if (loaded.problem) log.warn(loaded.problem, { file: settings.QUIESCE_STATE_FILE });
+  const loaded = await loadState(config.stateFile);
+  if (loaded.problem) log.warn(loaded.problem, { file: config.stateFile });
   // A hook recorded as running belongs to a previous process that stopped under it.
   const initial = markInterrupted(loaded.state, clock.now(), "relay stopped while the hook ran");
-  const ctx = new RelayContext(settings, log, clock, writer, initial);
+  const ctx = new RelayContext(config, log, clock, writer, initial);
 
   const imds = new ImdsClient({
-    baseUrl: settings.QUIESCE_IMDS_URL,
-    apiVersion: settings.QUIESCE_IMDS_API_VERSION,
+    baseUrl: config.imds.url,
+    apiVersion: config.imds.apiVersion,
     ...opts.imds,
     onRetry: (r) => log.debug("IMDS retry", r),
   });
   const coordinator = new CoordinatorClient(
-    settings.QUIESCE_COORDINATOR_URL,
-    opts.tokens ?? tokenSource(settings),
+    config.coordinatorUrl,
+    opts.tokens ?? tokenSource(config.auth),
   );
-  const base = opts.hooks ?? hookRunner(settings);
+  const base = opts.hooks ?? hookRunner(config.hooks);
   // Imported only when on: a relay that does not drain Kubernetes never even builds its schemas.
   const hooks = new HookSupervisor(
     ctx,
-    settings.QUIESCE_KUBERNETES_DRAIN
-      ? (await import("./kubernetes/hook.js")).kubernetesHooks(settings, base, { log, clock })
+    config.kubernetes.enabled
+      ? (await import("./kubernetes/hook.js")).kubernetesHooks(config.kubernetes, base, {
+          log,
+          clock,
+        })
       : base,
   );
   const watcher = new ImdsWatcher(ctx, imds, hooks);
@@ -117,13 +122,13 @@ export async function startRelay(
   log.info("relay starting", {
     version: RELAY_VERSION,
     bootId,
-    cluster: settings.QUIESCE_CLUSTER,
-    coordinator: settings.QUIESCE_COORDINATOR_URL,
-    imds: settings.QUIESCE_IMDS_URL,
-    authMode: settings.QUIESCE_AUTH_MODE,
-    dryRun: settings.QUIESCE_DRY_RUN,
-    stateFile: settings.QUIESCE_STATE_FILE,
-    kubernetesDrain: settings.QUIESCE_KUBERNETES_DRAIN,
+    cluster: config.cluster,
+    coordinator: config.coordinatorUrl,
+    imds: config.imds.url,
+    authMode: config.auth.mode,
+    dryRun: config.dryRun,
+    stateFile: config.stateFile,
+    kubernetesDrain: config.kubernetes.enabled,
   });
   const loops = [watcher.run(), reporter.run()].map((p) =>
     p.catch((e) => log.error("relay loop crashed", { error: errorText(e) })),

@@ -1,6 +1,8 @@
-import { mkdir, open, readFile, rename } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { constants } from "node:fs";
+import { copyFile, mkdir, open, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
-import { parseJsonWith } from "@quiesce/protocol";
+import { errorText, parseJsonWith } from "@quiesce/protocol";
 import { emptyState, RelayState } from "./decisions/state";
 
 export type LoadedState = { state: RelayState; problem?: string };
@@ -19,11 +21,30 @@ export async function loadState(path: string): Promise<LoadedState> {
   return { state: parsed.value };
 }
 
-/** Keep the bad file for a human to read instead of overwriting the evidence. */
+/**
+ * Keep the bad file for a human to read instead of overwriting the evidence, and say where it
+ * went: moved aside; else (that name taken, say) copied under another name, since the first
+ * state write replaces whatever is left at `path`; else only what was tried.
+ */
 async function setAside(path: string, why: string): Promise<string> {
+  const unreadable = `state file unreadable (${why})`;
   const aside = `${path}.corrupt-${Date.now()}`;
-  await rename(path, aside).catch(() => {});
-  return `state file unreadable (${why}); moved to ${aside}, starting empty`;
+  let moveError: string;
+  try {
+    await rename(path, aside);
+    return `${unreadable}; moved to ${aside}, starting empty`;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT")
+      return `${unreadable}; removed before it could be moved aside, starting empty`;
+    moveError = errorText(e);
+  }
+  const copy = `${aside}-${randomUUID().slice(0, 8)}`;
+  try {
+    await copyFile(path, copy, constants.COPYFILE_EXCL);
+    return `${unreadable}; could not move it to ${aside} (${moveError}), copied to ${copy}, starting empty`;
+  } catch (e) {
+    return `${unreadable}; could not move it to ${aside} (${moveError}) nor copy it (${errorText(e)}): left at ${path}, where the first state write replaces it; starting empty`;
+  }
 }
 
 /**

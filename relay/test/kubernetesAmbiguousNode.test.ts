@@ -5,6 +5,7 @@ import { parseRelaySettings } from "../src/config";
 import type { HookPayload } from "../src/hooks/payload";
 import { kubernetesHooks } from "../src/kubernetes/hook";
 import { silentLogger } from "../src/log";
+import { relayConfigFrom } from "../src/options";
 import { CannedKubernetes } from "./support/cannedKubernetes";
 import { RecordingHook, run, SS } from "./support/kubernetes";
 import { tempDir } from "./support/wait";
@@ -70,7 +71,7 @@ function hooks(base: RecordingHook) {
     QUIESCE_KUBERNETES_API_URL: api.url,
     QUIESCE_KUBERNETES_TOKEN_FILE: `${dir.path}/token`,
   });
-  return kubernetesHooks(settings, base.runner, {
+  return kubernetesHooks(relayConfigFrom(settings).kubernetes, base.runner, {
     log: silentLogger,
     clock: systemClock,
     pollMs: 50,

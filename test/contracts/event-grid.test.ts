@@ -53,7 +53,7 @@ const statusText = text("delivery-status-codes.excerpt.md");
 
 const KEY = "contract-key-0123456789";
 const deps = {
-  settings: { QUIESCE_CONTROL_PLANE_EVENTS: true, QUIESCE_EVENT_GRID_KEY: KEY },
+  options: { controlPlaneEvents: { enabled: true, eventGridKey: KEY } },
 } as unknown as HandlerDeps;
 const webhook = eventGridWebhookHandler(deps, () => {
   throw new Error("no scheduled event in this delivery");

@@ -1,12 +1,16 @@
 import { type LocalEntra, startLocalEntra } from "@quiesce/testkit/entra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoordinatorSettings } from "../config";
+import { optionsFrom } from "../options";
 import {
   type Authenticator,
   authorizeRelayForVm,
   createAuthenticator,
   type Principal,
 } from "./index";
+
+/** The authenticator's options, as start-up builds them from the settings. */
+const authOptions = (settings: unknown) => optionsFrom(CoordinatorSettings.parse(settings)).auth;
 
 const RG =
   "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-west/providers/Microsoft.Compute";
@@ -28,7 +32,7 @@ describe("binding a relay's Entra identity to the VM it reports for", () => {
   beforeAll(async () => {
     entra = await startLocalEntra();
     auth = createAuthenticator(
-      CoordinatorSettings.parse({
+      authOptions({
         QUIESCE_STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true",
         ...entra.settings,
       }),

@@ -1,4 +1,5 @@
 import type { Result } from "@quiesce/protocol";
+import { settingName } from "../options";
 import {
   type ComputeResource,
   expectedVmName,
@@ -46,7 +47,7 @@ export function authorizeRelayForVm(
         reason:
           `${principal.display} cannot be bound to a VM: the token has no xms_az_rid and ${identity}; ` +
           `give the VM a system-assigned identity with the relay role, use a user-assigned identity on a host that issues xms_az_rid, ` +
-          `declare it in QUIESCE_SHARED_RELAY_IDENTITIES, or require attestation (docs/auth.md)`,
+          `declare it in ${settingName("SHARED_RELAY_IDENTITIES")}, or require attestation (docs/auth.md)`,
         unbindable: true,
       },
     };
@@ -97,7 +98,7 @@ function authorizeSharedIdentity(
     if (flexible) return { ok: true, value: "scaleSet" };
   }
   return deny(
-    `${principal.display} is the shared identity ${principal.identityResourceId}, which QUIESCE_SHARED_RELAY_IDENTITIES allows only for ${scaleSets.join(", ")}, not for VM ${vm.name} (${vm.resourceId})`,
+    `${principal.display} is the shared identity ${principal.identityResourceId}, which ${settingName("SHARED_RELAY_IDENTITIES")} allows only for ${scaleSets.join(", ")}, not for VM ${vm.name} (${vm.resourceId})`,
   );
 }
 

@@ -4,13 +4,17 @@ import { type LocalEntra, startLocalEntra } from "@quiesce/testkit/entra";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoordinatorSettings } from "../config";
+import { optionsFrom } from "../options";
 import { type AuthResult, AuthUnavailableError, createAuthenticator } from "./index";
+
+/** The authenticator's options, as start-up builds them from the settings. */
+const authOptions = (settings: unknown) => optionsFrom(CoordinatorSettings.parse(settings)).auth;
 
 const VM_A =
   "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-west/providers/Microsoft.Compute/virtualMachines/WestNO_0";
 
 const settingsFor = (entra: LocalEntra, extra: Record<string, string> = {}) =>
-  CoordinatorSettings.parse({
+  authOptions({
     QUIESCE_STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true",
     ...entra.settings,
     ...extra,

@@ -2,12 +2,16 @@ import { randomUUID } from "node:crypto";
 import { type LocalEntra, startLocalEntra } from "@quiesce/testkit/entra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoordinatorSettings } from "../config";
+import { optionsFrom } from "../options";
 import {
   AuthUnavailableError,
   authorizeRelayForVm,
   createAuthenticator,
   createGraphIdentityResolver,
 } from "./index";
+
+/** The authenticator's options, as start-up builds them from the settings. */
+const authOptions = (settings: unknown) => optionsFrom(CoordinatorSettings.parse(settings)).auth;
 
 const RG = "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-west/providers";
 const VM_A = { name: "web-a", resourceId: `${RG}/Microsoft.Compute/virtualMachines/web-a` };
@@ -26,7 +30,7 @@ describe("binding a relay whose token carries only its oid, through Graph", () =
   afterAll(() => entra?.stop());
 
   const setup = () => {
-    const settings = CoordinatorSettings.parse({
+    const settings = authOptions({
       QUIESCE_STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true",
       ...entra.settings,
     });

@@ -1,12 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { CoordinatorSettings } from "../config";
+import { optionsFrom } from "../options";
 import { authorizeRelayForVm, createAuthenticator } from "./index";
+
+/** The authenticator's options, as start-up builds them from the settings. */
+const authOptions = (settings: unknown) => optionsFrom(CoordinatorSettings.parse(settings)).auth;
 
 const relayKey = randomBytes(32).toString("base64url");
 const operatorKey = randomBytes(32).toString("base64url");
 const auth = createAuthenticator(
-  CoordinatorSettings.parse({
+  authOptions({
     QUIESCE_STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true",
     QUIESCE_AUTH_MODE: "sharedKey",
     QUIESCE_RELAY_KEY: relayKey,
@@ -77,7 +81,7 @@ describe("sharedKey mode", () => {
   });
 
   it("refuses to start with the same key for relays and operators", () => {
-    const settings = CoordinatorSettings.parse({
+    const settings = authOptions({
       QUIESCE_STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true",
       QUIESCE_AUTH_MODE: "sharedKey",
       QUIESCE_RELAY_KEY: relayKey,

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { settingName } from "../options";
 import { parseBearer } from "./bearer";
 import { requireRole } from "./roles";
 import type { Authenticator, Principal, Role } from "./types";
@@ -43,7 +44,9 @@ export function createSharedKeyAuthenticator(keys: {
 }): Authenticator {
   const all = [keys.relayKey, keys.operatorKey, ...(keys.readerKey ? [keys.readerKey] : [])];
   if (new Set(all).size !== all.length)
-    throw new Error("QUIESCE_RELAY_KEY, QUIESCE_OPERATOR_KEY and QUIESCE_READER_KEY must differ");
+    throw new Error(
+      `${settingName("RELAY_KEY")}, ${settingName("OPERATOR_KEY")} and ${settingName("READER_KEY")} must differ`,
+    );
   const relay = digest(keys.relayKey);
   const operator = digest(keys.operatorKey);
   // Without a reader key, compare against a digest nothing hashes to, so the timing stays the same.

@@ -1,5 +1,6 @@
 import { type ClusterState, type GateVerdict, liveRelaysVerdicts } from "@quiesce/core";
 import type { Gate, Policy } from "@quiesce/protocol/policy";
+import { settingName } from "../options";
 import { type ControlPlanePorts, describeProblem, type HttpProbe } from "./ports";
 
 /**
@@ -8,13 +9,6 @@ import { type ControlPlanePorts, describeProblem, type HttpProbe } from "./ports
  * approver has checked every gate itself.
  */
 const FAILING_CACHE_MS = 5_000;
-
-/**
- * Whether evaluating the policy's gates needs every member of the cluster (a live-relays gate
- * counts them): a load of one event's rows (a report's, a delivery's) must read the whole cluster.
- */
-export const countsEveryMember = (policy: Policy): boolean =>
-  policy.gates.some((g) => g.kind === "liveRelays");
 
 /**
  * Evaluates a cluster's safety gates for the core (core/src/rules/gates.ts): HTTP probes and alert
@@ -63,7 +57,7 @@ export class GateEvaluator {
       return {
         name: gate.name,
         pass: false,
-        detail: "the control plane is off (QUIESCE_CONTROL_PLANE): alert rules cannot be read",
+        detail: `the control plane is off (${settingName("CONTROL_PLANE")}): alert rules cannot be read`,
       };
     const firing = await this.ports.alertFiring(gate.alertRuleId);
     if (!firing.ok)

@@ -1,5 +1,4 @@
 import { coverage } from "@quiesce/core";
-import { policyFor } from "@quiesce/protocol/policy";
 import { attestationMode } from "../attestation";
 import { coverageStates } from "../status/coverageStates";
 import { iso } from "../status/views";
@@ -26,7 +25,7 @@ export function alertsHandler(deps: HandlerDeps): Handler {
     );
     const views = [];
     for (const state of states) {
-      const policy = policyFor(deps.settings.QUIESCE_POLICY, state.cluster);
+      const policy = deps.policies.for(state.cluster);
       const c = coverage(state, now, policy);
       views.push({
         cluster: state.cluster,
@@ -42,7 +41,7 @@ export function alertsHandler(deps: HandlerDeps): Handler {
         unregistered: c.unregistered.map((u) => ({ eventId: u.eventId, vms: u.vms })),
         // Attestation off for the cluster: what its members' rows say of it is not news.
         unattested:
-          attestationMode(deps.settings, policy) === "off"
+          attestationMode(deps.options, policy) === "off"
             ? []
             : c.unattested.map((u) => ({ ...u, since: iso(u.since) })),
       });

@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponseInit } from "@azure/functions";
 import { parseJsonWith, type Result } from "@quiesce/protocol";
 import { z } from "zod";
+import { settingName } from "../options";
 
 export function json(
   status: number,
@@ -31,7 +32,7 @@ export type BodyResult = Result<string, HttpResponseInit>;
 export async function readBody(
   request: HttpRequest,
   limit: number,
-  limitName = "QUIESCE_MAX_BODY_BYTES",
+  limitName: string = settingName("MAX_BODY_BYTES"),
 ): Promise<BodyResult> {
   const tooLarge = (): BodyResult => ({
     ok: false,

@@ -1,5 +1,4 @@
 import type { InvocationContext } from "@azure/functions";
-import { policyFor } from "@quiesce/protocol/policy";
 import { createSweep, type SweepSummary } from "../pipeline/sweep";
 import { createBackstop } from "../published/backstop";
 import { ClaimIndexCache } from "../published/claimIndexCache";
@@ -40,9 +39,9 @@ export interface Handlers {
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
-  const claims = new ClaimIndexCache(deps.store, deps.settings.QUIESCE_POLICY, deps.clock);
+  const claims = new ClaimIndexCache(deps.store, deps.policies.all, deps.clock);
   const intake = createPublishedIntake(deps, claims, (cluster, keys) =>
-    deps.controlPlane.followUp(cluster, policyFor(deps.settings.QUIESCE_POLICY, cluster), keys),
+    deps.controlPlane.followUp(cluster, deps.policies.for(cluster), keys),
   );
   const sweep = createSweep(deps, createBackstop(deps, claims, intake));
   const eventGridTrigger = eventGridTriggerHandler(deps, intake);

@@ -26,7 +26,7 @@ const matches = (ifNoneMatch: string | null, etag: string) =>
 export function pageHandler(deps: HandlerDeps) {
   return async (request: HttpRequest): Promise<HttpResponseInit> => {
     const name = request.params.asset ?? "index.html";
-    if (name === "config.json") return json(200, pageConfig(deps.settings));
+    if (name === "config.json") return json(200, pageConfig(deps.options.auth));
     if (!Object.hasOwn(PAGE_FILES, name)) return problem(404, `no such page asset: ${name}`);
     const asset = pageAsset(name as PageFile);
     if (!asset)

@@ -1,5 +1,4 @@
 import { isLive, memberKey } from "@quiesce/core";
-import { policyFor } from "@quiesce/protocol/policy";
 import { type ClusterPage, type ClusterQuery, STATUS_LIMITS } from "@quiesce/protocol/status";
 import type { EventHead, StatusQueries } from "../store";
 import type { StatusDeps } from "./deps";
@@ -34,7 +33,7 @@ export async function clusterPage(
   const members = membersByCluster.get(cluster) ?? [];
   if (members.length === 0 && heads.length === 0) return null;
   const now = deps.clock.now();
-  const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
+  const policy = deps.policies.for(cluster);
 
   const active = heads
     .filter((h) => h.endedAt === null)

@@ -3,8 +3,6 @@ import { dict } from "@quiesce/protocol";
 import { StatusQueries } from "../store";
 import type { StatusDeps } from "./deps";
 
-const DAY_MS = 86_400_000;
-
 /**
  * Every cluster's state as coverage needs it: all its members, and its events and readiness only
  * where an event is active (a cluster with none has no unregistered VM to find). One members
@@ -16,7 +14,7 @@ export async function coverageStates(
   now: number,
   loaded: ReadonlyMap<string, ClusterState> = new Map(),
 ): Promise<ClusterState[]> {
-  const retentionMs = deps.settings.QUIESCE_EVENT_RETENTION_DAYS * DAY_MS;
+  const retentionMs = deps.options.eventRetentionMs;
   const [members, active] = await Promise.all([
     new StatusQueries(deps.store.tables, deps.store.memberRows).members(),
     deps.store.clustersToSweep(now - retentionMs),

@@ -1,10 +1,11 @@
 import type { Clock } from "@quiesce/protocol";
-import type { CoordinatorSettings } from "../config";
+import type { CoordinatorOptions, Policies } from "../options";
 import type { ClusterStore } from "../store";
 
-/** What the status reads need of the coordinator: its store, its clock and its settings (policies). */
+/** What the status reads need of the coordinator: its store, its clock, its options and policies. */
 export interface StatusDeps {
   store: ClusterStore;
   clock: Clock;
-  settings: CoordinatorSettings;
+  options: Pick<CoordinatorOptions, "eventRetentionMs">;
+  policies: Policies;
 }

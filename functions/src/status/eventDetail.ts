@@ -1,4 +1,3 @@
-import { policyFor } from "@quiesce/protocol/policy";
 import { type EventDetail, STATUS_LIMITS } from "@quiesce/protocol/status";
 import type { StatusQueries } from "../store";
 import type { StatusDeps } from "./deps";
@@ -15,7 +14,7 @@ export async function readEventDetail(
   cluster: string,
   key: string,
 ): Promise<EventDetail | null> {
-  const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
+  const policy = deps.policies.for(cluster);
   const [loaded, timeline] = await Promise.all([
     loadEventsToExplain(queries, cluster, [key], policy, { readinessOfEnded: true }),
     queries.timeline(cluster, key, STATUS_LIMITS.timeline),

@@ -1,5 +1,4 @@
 import { isLive, type Member } from "@quiesce/core";
-import { policyFor } from "@quiesce/protocol/policy";
 import {
   type ClusterSummary,
   type EventView,
@@ -51,7 +50,6 @@ export async function statusPage(
         }),
   ]);
   const now = deps.clock.now();
-  const policyOf = memo((c: string) => policyFor(deps.settings.QUIESCE_POLICY, c));
 
   const activeByCluster = new Map<string, EventHead[]>();
   for (const h of activeHeads) {
@@ -63,7 +61,7 @@ export async function statusPage(
     .sort()
     .slice(0, STATUS_LIMITS.clusters);
   const clusters: ClusterSummary[] = names.map((c) => {
-    const policy = policyOf(c);
+    const policy = deps.policies.for(c);
     return summarizeCluster(
       c,
       membersByCluster.get(c) ?? [],
@@ -95,7 +93,7 @@ export async function statusPage(
       const views = new Map<string, EventView | null>();
       for (const cluster of new Set(part.map((x) => x.head.cluster))) {
         const keys = part.filter((x) => x.head.cluster === cluster).map((x) => x.head.key);
-        const policy = policyOf(cluster);
+        const policy = deps.policies.for(cluster);
         const built = await viewsByKey(queries, cluster, keys, policy, now, {
           members: membersByCluster.get(cluster) ?? [],
           activeHeads: activeByCluster.get(cluster) ?? [],
@@ -113,13 +111,5 @@ export async function statusPage(
     clusters,
     events: shown.map((x) => x.view),
     continuation: (cut || more) && last ? encodeToken(last) : null,
-  };
-}
-
-function memo<T>(fn: (key: string) => T): (key: string) => T {
-  const cache = new Map<string, T>();
-  return (key) => {
-    if (!cache.has(key)) cache.set(key, fn(key));
-    return cache.get(key) as T;
   };
 }

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from "@quiesce/protocol";
-import type { CoordinatorSettings } from "../config";
+import type { StoreOptions } from "../options";
 import { ClusterStore } from "./clusterStore";
 import { lazyCredential } from "./credential";
 import {
@@ -13,43 +13,39 @@ import {
 
 /**
  * A connection string (Azurite, or key-based access) or the table endpoint reached with the
- * app's managed identity: user-assigned when QUIESCE_STORAGE_CLIENT_ID is set.
+ * app's managed identity: user-assigned when a client id is given.
  */
-export function tableConnection(settings: CoordinatorSettings): TableConnection {
-  return settings.QUIESCE_STORAGE_CONNECTION_STRING
-    ? { connectionString: settings.QUIESCE_STORAGE_CONNECTION_STRING }
+export function tableConnection(options: StoreOptions): TableConnection {
+  const { clientId } = options;
+  return options.connectionString
+    ? { connectionString: options.connectionString }
     : {
-        ...(settings.QUIESCE_TABLE_ENDPOINT ? { endpoint: settings.QUIESCE_TABLE_ENDPOINT } : {}),
+        ...(options.tableEndpoint ? { endpoint: options.tableEndpoint } : {}),
         credential: lazyCredential((identity) =>
-          settings.QUIESCE_STORAGE_CLIENT_ID
-            ? new identity.ManagedIdentityCredential({
-                clientId: settings.QUIESCE_STORAGE_CLIENT_ID,
-              })
+          clientId
+            ? new identity.ManagedIdentityCredential({ clientId })
             : new identity.DefaultAzureCredential(),
         ),
       };
 }
 
 export function openStore(
-  settings: CoordinatorSettings,
+  options: StoreOptions,
   clock: Clock = systemClock,
   observer?: TableObserver,
 ): ClusterStore {
   const totals = zeroCounts();
   return new ClusterStore(
-    openTables(tableConnection(settings), settings.QUIESCE_TABLE_PREFIX, totals, observer),
+    openTables(tableConnection(options), options.tablePrefix, totals, observer),
     totals,
     clock,
   );
 }
 
 /** The notification outbox: its own table, its own counters (not a report's cost). */
-export function openOutboxTable(
-  settings: CoordinatorSettings,
-  observer?: TableObserver,
-): CountedTable {
+export function openOutboxTable(options: StoreOptions, observer?: TableObserver): CountedTable {
   return new CountedTable(
-    tableClient(tableConnection(settings), `${settings.QUIESCE_TABLE_PREFIX}Outbox`),
+    tableClient(tableConnection(options), `${options.tablePrefix}Outbox`),
     zeroCounts(),
     observer,
     "Outbox",
@@ -58,11 +54,11 @@ export function openOutboxTable(
 
 /** Attestation's own table: the nonce key and the AIA cache (attestation/keyStore.ts). */
 export function openAttestationTable(
-  settings: CoordinatorSettings,
+  options: StoreOptions,
   observer?: TableObserver,
 ): CountedTable {
   return new CountedTable(
-    tableClient(tableConnection(settings), `${settings.QUIESCE_TABLE_PREFIX}Attestation`),
+    tableClient(tableConnection(options), `${options.tablePrefix}Attestation`),
     zeroCounts(),
     observer,
     "Attestation",

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { CoordinatorSettings } from "../config";
+import { optionsFrom } from "../options";
 import { pageConfig } from "./pageConfig";
 
+const authOf = (settings: unknown) => optionsFrom(CoordinatorSettings.parse(settings)).auth;
 const entra = (audience: string) =>
-  CoordinatorSettings.parse({
+  authOf({
     QUIESCE_TABLE_ENDPOINT: "https://acct.table.core.windows.net",
     QUIESCE_AUTH_MODE: "entra",
     QUIESCE_ENTRA_TENANT_ID: "11111111-2222-3333-4444-555555555555",
@@ -24,7 +26,7 @@ describe("the page's sign-in configuration", () => {
 
   it("says so when the audience names no client id, and is just the mode for shared keys", () => {
     expect(() => pageConfig(entra("https://quiesce.example.com"))).toThrow(/client id/);
-    const local = CoordinatorSettings.parse({
+    const local = authOf({
       QUIESCE_STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true",
       QUIESCE_AUTH_MODE: "sharedKey",
       QUIESCE_RELAY_KEY: "r".repeat(20),

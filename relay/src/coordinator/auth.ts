@@ -1,4 +1,4 @@
-import type { RelaySettings } from "../config";
+import type { CoordinatorAuth } from "../options";
 
 /** Supplies the bearer token of every report. */
 export interface TokenSource {
@@ -8,15 +8,12 @@ export interface TokenSource {
 /** Refresh this long before expiry, so a report never carries a token that expires in flight. */
 const REFRESH_BEFORE_MS = 5 * 60 * 1000;
 
-export function tokenSource(settings: RelaySettings): TokenSource {
-  if (settings.QUIESCE_AUTH_MODE === "sharedKey") {
-    const key = settings.QUIESCE_RELAY_KEY;
+export function tokenSource(auth: CoordinatorAuth): TokenSource {
+  if (auth.mode === "sharedKey") {
+    const key = auth.relayKey;
     return { token: async () => key };
   }
-  return managedIdentityTokenSource(
-    `${settings.QUIESCE_ENTRA_AUDIENCE.replace(/\/+$/, "")}/.default`,
-    settings.QUIESCE_MANAGED_IDENTITY_CLIENT_ID,
-  );
+  return managedIdentityTokenSource(auth.scope, auth.clientId);
 }
 
 /**

@@ -6,23 +6,29 @@ const NOW = Date.parse("2026-01-01T00:00:00Z");
 describe("hookTimeoutMs", () => {
   it("ends a drain the safety margin before NotBefore", () => {
     expect(
-      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 00:05:00 GMT" }, NOW, 600, 10),
+      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 00:05:00 GMT" }, NOW, 600_000, 10_000),
     ).toBe(290_000);
   });
   it("never exceeds the configured cap", () => {
     expect(
-      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 01:00:00 GMT" }, NOW, 600, 10),
+      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 01:00:00 GMT" }, NOW, 600_000, 10_000),
     ).toBe(600_000);
   });
   it("still gives a drain a minimum when NotBefore is (nearly) past", () => {
     expect(
-      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 00:00:05 GMT" }, NOW, 600, 10),
+      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 00:00:05 GMT" }, NOW, 600_000, 10_000),
     ).toBe(MIN_HOOK_TIMEOUT_MS);
   });
   it("gives a Started event (no NotBefore) and every recover the cap", () => {
-    expect(hookTimeoutMs("drain", { NotBefore: "" }, NOW, 120, 10)).toBe(120_000);
+    expect(hookTimeoutMs("drain", { NotBefore: "" }, NOW, 120_000, 10_000)).toBe(120_000);
     expect(
-      hookTimeoutMs("recover", { NotBefore: "Thu, 01 Jan 2026 00:00:30 GMT" }, NOW, 120, 10),
+      hookTimeoutMs(
+        "recover",
+        { NotBefore: "Thu, 01 Jan 2026 00:00:30 GMT" },
+        NOW,
+        120_000,
+        10_000,
+      ),
     ).toBe(120_000);
   });
 });

@@ -13,13 +13,12 @@ export function hookTimeoutMs(
   kind: HookKind,
   event: Pick<ScheduledEvent, "NotBefore">,
   now: number,
-  capSeconds: number,
-  marginSeconds: number,
+  capMs: number,
+  marginMs: number,
 ): number {
-  const cap = capSeconds * 1000;
-  if (kind === "recover") return cap;
+  if (kind === "recover") return capMs;
   const notBefore = notBeforeMs(event);
-  if (notBefore === null) return cap;
-  const untilDeadline = notBefore - marginSeconds * 1000 - now;
-  return Math.min(cap, Math.max(MIN_HOOK_TIMEOUT_MS, untilDeadline));
+  if (notBefore === null) return capMs;
+  const untilDeadline = notBefore - marginMs - now;
+  return Math.min(capMs, Math.max(MIN_HOOK_TIMEOUT_MS, untilDeadline));
 }

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { settingName } from "../options";
 import { type HookOutcome, lastLine, OutputTail } from "./outcome";
 
 export interface CommandHook {
@@ -35,7 +36,7 @@ export function shellFor(platform: NodeJS.Platform, command: string): [string, s
 /** Env of the hook: the relay's own, minus its secret, plus the event. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  delete env.QUIESCE_RELAY_KEY;
+  delete env[settingName("RELAY_KEY")];
   return env;
 }
 

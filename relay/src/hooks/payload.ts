@@ -1,7 +1,11 @@
 import type { ScheduledEvent, VmIdentity } from "@quiesce/protocol/imds";
 import type { HookKind } from "../decisions/state";
 
-/** What a hook receives: as JSON on stdin / as the POST body, and flattened into env variables. */
+/**
+ * What a hook receives: as JSON on stdin / as the POST body, and flattened into env variables.
+ * This file is the hook environment's contract (docs/relay.md): the QUIESCE_* variables below are
+ * what hook scripts read, not settings, and are named here and nowhere else.
+ */
 export interface HookPayload {
   hook: HookKind;
   attempt: number;

@@ -5,9 +5,14 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir, waitFor } from "../../test/support/wait";
 import { parseRelaySettings } from "../config";
+import { relayConfigFrom } from "../options";
 import { OUTPUT_LIMIT_BYTES } from "./outcome";
 import type { HookPayload } from "./payload";
 import { hookRunner } from "./runner";
+
+/** The hooks' targets, as start-up builds them from the settings. */
+const targets = (settings: Record<string, unknown>) =>
+  relayConfigFrom(parseRelaySettings(settings)).hooks;
 
 const payload: HookPayload = {
   hook: "drain",
@@ -42,7 +47,7 @@ describe("hook runner", () => {
 
   it("runs the command through sh with the event in env variables and as JSON on stdin", async () => {
     const cmd = `printf '%s %s %s %s' "$QUIESCE_HOOK" "$QUIESCE_EVENT_ID" "$QUIESCE_EVENT_RESOURCES" "$QUIESCE_EVENT_DURATION_SECONDS" > ${dir.path}/env; cat > ${dir.path}/stdin; [ -z "$QUIESCE_RELAY_KEY" ] && echo drained`;
-    const run = hookRunner(parseRelaySettings({ ...base, QUIESCE_DRAIN_COMMAND: cmd }));
+    const run = hookRunner(targets({ ...base, QUIESCE_DRAIN_COMMAND: cmd }));
     const out = await run(payload, 5_000, new AbortController().signal);
     expect(out).toMatchObject({ result: "succeeded", detail: "exit 0: drained" });
     expect(await readFile(join(dir.path, "env"), "utf8")).toBe("drain E1 vm-0,vm-1 5");
@@ -51,7 +56,7 @@ describe("hook runner", () => {
 
   it("runs the hook for an event whose text holds NUL or shell syntax: never interpolated, NUL replaced in env", async () => {
     const cmd = `printf '%s' "$QUIESCE_EVENT_ID" > ${dir.path}/id; cat > ${dir.path}/stdin`;
-    const run = hookRunner(parseRelaySettings({ ...base, QUIESCE_DRAIN_COMMAND: cmd }));
+    const run = hookRunner(targets({ ...base, QUIESCE_DRAIN_COMMAND: cmd }));
     const odd = { ...payload, event: { ...payload.event, EventId: "E\u0000$(touch pwned);`id`" } };
     const out = await run(odd, 5_000, new AbortController().signal);
     expect(out.result).toBe("succeeded");
@@ -63,7 +68,7 @@ describe("hook runner", () => {
 
   it("records a non-zero exit as failed with the last output line", async () => {
     const run = hookRunner(
-      parseRelaySettings({
+      targets({
         ...base,
         QUIESCE_DRAIN_COMMAND: "echo 'load balancer refused'; exit 3",
       }),
@@ -76,7 +81,7 @@ describe("hook runner", () => {
 
   it("kills a hook (and what it started) at its timeout", async () => {
     const run = hookRunner(
-      parseRelaySettings({
+      targets({
         ...base,
         QUIESCE_DRAIN_COMMAND: `sleep 30 & echo $! > ${dir.path}/child; wait`,
       }),
@@ -92,7 +97,7 @@ describe("hook runner", () => {
 
   it("keeps only the tail of a hook's output", async () => {
     const run = hookRunner(
-      parseRelaySettings({
+      targets({
         ...base,
         QUIESCE_DRAIN_COMMAND: `head -c ${OUTPUT_LIMIT_BYTES * 4} /dev/zero | tr '\\0' x; echo; echo last`,
       }),
@@ -104,7 +109,7 @@ describe("hook runner", () => {
   });
 
   it("reports a hook stopped by shutdown as interrupted", async () => {
-    const run = hookRunner(parseRelaySettings({ ...base, QUIESCE_DRAIN_COMMAND: "sleep 30" }));
+    const run = hookRunner(targets({ ...base, QUIESCE_DRAIN_COMMAND: "sleep 30" }));
     const stop = new AbortController();
     const pending = run(payload, 60_000, stop.signal);
     setTimeout(() => stop.abort(), 100);
@@ -112,7 +117,7 @@ describe("hook runner", () => {
   });
 
   it("succeeds at once when no hook is configured", async () => {
-    const run = hookRunner(parseRelaySettings(base));
+    const run = hookRunner(targets(base));
     expect(await run(payload, 1_000, new AbortController().signal)).toMatchObject({
       result: "succeeded",
       detail: "no drain hook configured",
@@ -143,7 +148,7 @@ describe("hook runner", () => {
     });
 
     it("POSTs the event JSON and treats 2xx as done, anything else as failed", async () => {
-      const run = hookRunner(parseRelaySettings({ ...base, QUIESCE_DRAIN_URL: `${url}/drain` }));
+      const run = hookRunner(targets({ ...base, QUIESCE_DRAIN_URL: `${url}/drain` }));
       expect(await run(payload, 5_000, new AbortController().signal)).toMatchObject({
         result: "succeeded",
         detail: "HTTP 200: drained",
@@ -157,7 +162,7 @@ describe("hook runner", () => {
     });
 
     it("fails an endpoint that does not answer within the timeout", async () => {
-      const run = hookRunner(parseRelaySettings({ ...base, QUIESCE_DRAIN_URL: `${url}/slow` }));
+      const run = hookRunner(targets({ ...base, QUIESCE_DRAIN_URL: `${url}/slow` }));
       expect(await run(payload, 300, new AbortController().signal)).toMatchObject({
         result: "failed",
         detail: "timed out after 0 s",

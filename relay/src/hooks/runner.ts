@@ -1,5 +1,5 @@
-import type { RelaySettings } from "../config";
 import type { HookKind } from "../decisions/state";
+import type { HookTargets } from "../options";
 import { runCommandHook } from "./command";
 import { runHttpHook } from "./http";
 import type { HookOutcome } from "./outcome";
@@ -12,15 +12,9 @@ export type HookRunner = (
 ) => Promise<HookOutcome>;
 
 /** Picks the configured form of each hook; with none configured the hook succeeds at once. */
-export function hookRunner(settings: RelaySettings): HookRunner {
-  const command: Record<HookKind, string | undefined> = {
-    drain: settings.QUIESCE_DRAIN_COMMAND,
-    recover: settings.QUIESCE_RECOVER_COMMAND,
-  };
-  const url: Record<HookKind, string | undefined> = {
-    drain: settings.QUIESCE_DRAIN_URL,
-    recover: settings.QUIESCE_RECOVER_URL,
-  };
+export function hookRunner(targets: HookTargets): HookRunner {
+  const command: Partial<Record<HookKind, string>> = targets.commands;
+  const url: Partial<Record<HookKind, string>> = targets.urls;
   return async (payload, timeoutMs, signal) => {
     const body = JSON.stringify(payload);
     const cmd = command[payload.hook];

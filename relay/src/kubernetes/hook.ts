@@ -1,9 +1,9 @@
 import type { Clock } from "@quiesce/protocol";
 import { z } from "zod";
-import type { RelaySettings } from "../config";
 import type { HookOutcome } from "../hooks/outcome";
 import type { HookRunner } from "../hooks/runner";
 import type { Logger } from "../log";
+import { type KubernetesDrainOptions, settingName } from "../options";
 import { connectKubernetes, type KubernetesApi, type KubernetesConnection } from "./client";
 import { drainNode } from "./drain";
 import { NodeFinder } from "./node";
@@ -25,14 +25,14 @@ const InCluster = z.object({
 });
 
 export function apiServerUrl(
-  settings: Pick<RelaySettings, "QUIESCE_KUBERNETES_API_URL">,
+  options: Pick<KubernetesDrainOptions, "apiUrl">,
   env: Record<string, string | undefined>,
 ): string {
-  if (settings.QUIESCE_KUBERNETES_API_URL) return settings.QUIESCE_KUBERNETES_API_URL;
+  if (options.apiUrl) return options.apiUrl;
   const e = InCluster.safeParse(env);
   if (!e.success)
     throw new Error(
-      "QUIESCE_KUBERNETES_API_URL is not set and KUBERNETES_SERVICE_HOST/PORT are not in the environment (is the relay running in a pod?)",
+      `${settingName("KUBERNETES_API_URL")} is not set and KUBERNETES_SERVICE_HOST/PORT are not in the environment (is the relay running in a pod?)`,
     );
   const host = e.data.KUBERNETES_SERVICE_HOST.includes(":")
     ? `[${e.data.KUBERNETES_SERVICE_HOST}]`
@@ -59,16 +59,16 @@ function combine(first: HookOutcome, second: HookOutcome): HookOutcome {
 }
 
 export function kubernetesHooks(
-  settings: RelaySettings,
+  options: KubernetesDrainOptions,
   base: HookRunner,
   o: KubernetesHookOptions,
 ): HookRunner {
   let api: Promise<KubernetesApi> | undefined;
   const connect = () => {
     api ??= (o.connect ?? connectKubernetes)({
-      apiUrl: apiServerUrl(settings, o.env ?? process.env),
-      tokenFile: settings.QUIESCE_KUBERNETES_TOKEN_FILE,
-      caFile: settings.QUIESCE_KUBERNETES_CA_FILE,
+      apiUrl: apiServerUrl(options, o.env ?? process.env),
+      tokenFile: options.tokenFile,
+      caFile: options.caFile,
     }).catch((e: unknown) => {
       api = undefined; // a later hook tries again
       throw e;
@@ -108,7 +108,7 @@ export function kubernetesHooks(
       pollMs: o.pollMs ?? POLL_MS,
     };
     if (payload.hook === "drain") {
-      const drained = await drainNode(c, settings.QUIESCE_KUBERNETES_EXCLUDE_FROM_LOAD_BALANCERS);
+      const drained = await drainNode(c, options.excludeFromLoadBalancers);
       if (drained.result !== "succeeded") return drained;
       const left = Math.max(1_000, deadlineMs - o.clock.now());
       return combine(drained, await base(payload, left, signal));

@@ -24,7 +24,7 @@ export class Approver {
     for (const s of plan.skipped)
       log.info("approve directive skipped", { eventId: s.eventId, detail: s.detail });
     let results: ApprovalResult[] = plan.skipped;
-    if (post.length > 0 && ctx.settings.QUIESCE_DRY_RUN) {
+    if (post.length > 0 && ctx.config.dryRun) {
       log.info("dry run: StartRequests not posted", { eventIds: post });
       results = [
         ...results,

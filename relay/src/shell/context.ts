@@ -1,8 +1,8 @@
 import type { Clock } from "@quiesce/protocol";
 import type { ScheduledEventsDocument, VmIdentity } from "@quiesce/protocol/imds";
-import type { RelaySettings } from "../config";
 import type { RelayState } from "../decisions/state";
 import type { Logger } from "../log";
+import type { RelayConfig } from "../options";
 import type { StateFileWriter } from "../stateFile";
 
 /**
@@ -19,7 +19,7 @@ export class RelayContext {
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
-    readonly settings: RelaySettings,
+    readonly config: RelayConfig,
     readonly log: Logger,
     private readonly clock: Clock,
     private readonly writer: StateFileWriter,

@@ -31,7 +31,7 @@ export class HookSupervisor {
 
   private start(action: HookAction, identity: VmIdentity): void {
     const { ctx } = this;
-    const { settings, log } = ctx;
+    const { config, log } = ctx;
     ctx.setState(hookStarted(ctx.state, action, ctx.now()));
     const rec = entryOf(ctx.state.events, action.key);
     const run = rec?.[action.kind];
@@ -40,14 +40,14 @@ export class HookSupervisor {
       action.kind,
       rec.event,
       ctx.now(),
-      settings.QUIESCE_HOOK_TIMEOUT_SECONDS,
-      settings.QUIESCE_HOOK_SAFETY_MARGIN_SECONDS,
+      config.hookTimeoutMs,
+      config.hookSafetyMarginMs,
     );
     const payload = {
       hook: action.kind,
       attempt: run.attempt,
       deadline: new Date(ctx.now() + timeoutMs).toISOString(),
-      dryRun: settings.QUIESCE_DRY_RUN,
+      dryRun: config.dryRun,
       vm: identity,
       event: rec.event,
     };

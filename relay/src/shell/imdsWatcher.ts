@@ -47,7 +47,7 @@ export class ImdsWatcher {
         this.problem(`IMDS poll failed: ${errorText(e)}`);
       }
       await delay(
-        Math.max(0, ctx.settings.QUIESCE_POLL_INTERVAL_MS - (performance.now() - started)),
+        Math.max(0, ctx.config.pollIntervalMs - (performance.now() - started)),
         ctx.stopping.signal,
       );
     }

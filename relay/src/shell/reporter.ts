@@ -53,13 +53,13 @@ export class Reporter {
     const attestation = await this.attester.field(ctx.stopping.signal);
     return {
       protocol: PROTOCOL_VERSION,
-      cluster: ctx.settings.QUIESCE_CLUSTER,
+      cluster: ctx.config.cluster,
       vm: ctx.vm,
       relay: {
         version: RELAY_VERSION,
         bootId: this.bootId,
         seq: this.seq++,
-        dryRun: ctx.settings.QUIESCE_DRY_RUN,
+        dryRun: ctx.config.dryRun,
       },
       document: ctx.latest,
       hooks: reportedHooks(ctx.state),

@@ -8,6 +8,7 @@ import type { HookPayload } from "../../src/hooks/payload";
 import type { HookRunner } from "../../src/hooks/runner";
 import { kubernetesHooks } from "../../src/kubernetes/hook";
 import { silentLogger } from "../../src/log";
+import { relayConfigFrom } from "../../src/options";
 
 /**
  * What the built-in Kubernetes drain's tests share: relay settings aimed at a simulator's
@@ -54,11 +55,15 @@ export function kubernetesRunner(
   base: RecordingHook,
   extra: Record<string, unknown> = {},
 ): HookRunner {
-  return kubernetesHooks(relaySettings(sim, tokenFile, extra), base.runner, {
-    log: silentLogger,
-    clock: systemClock,
-    pollMs: 50,
-  });
+  return kubernetesHooks(
+    relayConfigFrom(relaySettings(sim, tokenFile, extra)).kubernetes,
+    base.runner,
+    {
+      log: silentLogger,
+      clock: systemClock,
+      pollMs: 50,
+    },
+  );
 }
 
 export function payload(
