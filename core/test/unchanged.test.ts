@@ -25,7 +25,7 @@ describe("a decision that changes nothing", () => {
     sim.send(report("web-1", 1, [ev]));
     const before = sim.state;
     const last = sim.send(report("web-1", 1, [ev], { hooks: [drained("E1")] }));
-    expect(sim.event("E1").lease).not.toBeNull();
+    expect(sim.event("E1").lease).toMatchObject({ holder: "web-1", grantedAt: sim.now });
     expect(changesNothing(before, last)).toBe(false);
     const after = sim.state;
     expect(changesNothing(after, sim.send(report("web-0", 2, [])))).toBe(false);

@@ -66,10 +66,12 @@ describe("drain", () => {
       matchLabels: { app: "web" },
       maxUnavailable: 1,
     });
+    const before = Date.now();
     const out = await run(
       hooks({ QUIESCE_KUBERNETES_EXCLUDE_FROM_LOAD_BALANCERS: true }),
       payload(`${SS}_0`, "drain"),
     );
+    const after = Date.now();
     expect(out.result).toBe("succeeded");
     expect(out.detail).toBe(
       `node ${SS}000000 drained: 3 pod(s) evicted, 2 left in place (DaemonSet, mirror or finished); no drain hook configured`,
@@ -78,7 +80,11 @@ describe("drain", () => {
     const node = sim.kubernetes.nodeOfVm(`${SS}_0`);
     expect(node.unschedulable).toBe(true);
     expect(node.annotations[EVENTS_ANNOTATION]).toBe("E1");
-    expect(node.annotations[CORDONED_ANNOTATION]).toBeDefined();
+    // When the relay cordoned it, by the relay's (system) clock, as an ISO time.
+    const cordonedAt = node.annotations[CORDONED_ANNOTATION] ?? "";
+    expect(new Date(Date.parse(cordonedAt)).toISOString()).toBe(cordonedAt);
+    expect(Date.parse(cordonedAt)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(cordonedAt)).toBeLessThanOrEqual(after);
     expect(node.labels[EXCLUDE_LABEL]).toBe("true");
     // Every pod moved to the other nodes; the budget refused the second eviction until the first
     // pod's replacement ran elsewhere.

@@ -60,7 +60,7 @@ describe("the coordinator reads the Alerts_List example", () => {
     const [first, second] = stub.requests;
     expect(first?.query).toMatchObject({ alertRule: RULE, monitorCondition: "Fired" });
     expect(second?.query).toMatchObject({ "api-version": ALERTS_API_VERSION, timeRange: "1d" });
-    expect(second?.query.ctoken).toBeDefined();
+    expect(second?.query.ctoken).toBe(next.searchParams.get("ctoken"));
   });
 });
 

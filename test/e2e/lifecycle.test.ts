@@ -91,7 +91,7 @@ describe("event lifecycle end to end", () => {
     const approvedAt = (startRequestsFor(c.fabric, ev.eventId)[0] as { at: { realMs: number } }).at
       .realMs;
     const drainEnd = lastEnd(markers.runs("drain", "vmss-api_0", ev.eventId));
-    expect(drainEnd).toBeDefined();
+    expect(drainEnd).toBeTypeOf("number");
     expect(approvedAt).toBeLessThan(drainEnd as number);
     expectOnlyResourcesHooked(c.fabric, markers, ev.eventId);
     expectRecoveredAfterEnd(c.fabric, markers, ev.eventId);

@@ -83,7 +83,9 @@ describe.skipIf(!browserAvailable.ok)("status page in a real browser", () => {
     await page.getByLabel("Key").waitFor();
     await shot("sign-in");
     await signIn(page, e.c.operatorKey);
-    await expect(page.getByText("Signed in as operator-key (operator)")).toBeTruthy();
+    const who = page.locator("#who");
+    await who.getByRole("button", { name: "Sign out" }).waitFor();
+    expect(await who.locator("span").textContent()).toBe("Signed in as operator-key (operator)");
     const cluster = page.locator('section.cluster[data-cluster="e2e"]');
     await cluster.getByText("5 of 5 relays live").waitFor();
     expect(await cluster.locator("li.vm.live").count()).toBe(5);

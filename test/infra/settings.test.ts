@@ -138,7 +138,10 @@ describe("relay settings in infra/relay/extension.bicep", () => {
       expect(keys).not.toContain("settings"); // public settings are readable from the VM model
       const command = props.find((p) => p.key === "commandToExecute")?.value.text ?? "";
       expect(command).toContain("relaySettings(config)");
-      expect(props.find((p) => p.key === "managedIdentity")).toBeDefined();
+      // The VM's identity downloads fileUris: no SAS token, no public container.
+      expect(props.find((p) => p.key === "managedIdentity")?.value.text).toBe(
+        "downloadIdentity(artifacts)",
+      );
     }
   });
 });

@@ -1,4 +1,5 @@
-import { signAttestedDocument } from "@quiesce/fabric-simulator";
+import { issueCertificate, newKeys, signAttestedDocument } from "@quiesce/fabric-simulator";
+import { createLogger } from "@quiesce/protocol";
 import { sampleContent, useAttestedPki } from "@quiesce/testkit/attested";
 import { describe, expect, it } from "vitest";
 import { type AiaSourceOptions, caIssuerUrls, createAiaSource, memoryAiaCache } from "./aia";
@@ -25,7 +26,7 @@ function source(over: Partial<AiaSourceOptions> = {}) {
       attempts: 3,
       backoffMs: 5,
       timeoutMs: 2000,
-      log: (msg, fields) => logs.push([msg, fields]),
+      log: createLogger({ level: "trace", sink: (r) => logs.push([r.msg, r.fields]) }),
       ...over,
     }),
   };
@@ -38,6 +39,29 @@ describe("createAiaSource", () => {
   it("reads the caIssuers URL of a certificate's AIA", () => {
     expect(caIssuerUrls(fx.pki.leaf.cert)).toEqual([intermediateUrl()]);
     expect(caIssuerUrls(fx.pki.tlsRoot.cert)).toEqual([]);
+  });
+
+  it("reads a URL Node prints quoted as one URL, even with a line break and a second 'CA Issuers' inside", async () => {
+    const urls = [
+      "http://h.example/a,b.crt",
+      'http://h.example/"q".crt',
+      "http://h.example/\nCA Issuers - URI:http://evil.example/",
+    ];
+    const cert = issueCertificate({
+      subject: [["CN", "quoted AIA"]],
+      keys: await newKeys(),
+      notBefore: new Date(0),
+      notAfter: new Date(Date.now() + 86_400_000),
+      ca: false,
+      caIssuers: urls,
+    });
+    expect(caIssuerUrls(cert.cert)).toEqual(urls);
+  });
+
+  it("a quoted value that is not one JSON string names no URL (Node never prints one)", () => {
+    const infoAccess =
+      'CA Issuers - URI:"http://a.example/\\x"\nCA Issuers - URI:http://b.example/';
+    expect(caIssuerUrls({ infoAccess })).toEqual(["http://b.example/"]);
   });
 
   it("fetches the intermediate from the allowed host, caches what parsed, and serves the next lookup from memory", async () => {

@@ -1,4 +1,6 @@
 import type { X509Certificate } from "node:crypto";
+import { type Logger, parseJsonWith, silentLogger } from "@quiesce/protocol";
+import { z } from "zod";
 import type { HttpDispatcher } from "../net/undici";
 import { type FetchDer, type FetchLimits, fetchCertificates, undiciFetchDer } from "./aiaFetch";
 import { parseCertificates } from "./certificates";
@@ -35,7 +37,8 @@ export interface AiaSourceOptions {
   /** How to GET a URL; default undici over `dispatcher`. */
   fetchDer?: FetchDer;
   dispatcher?: HttpDispatcher;
-  log?: (msg: string, fields: object) => void;
+  /** Fetches are news once per URL and instance; failures are what an operator looks for. */
+  log?: Logger;
 }
 
 /** Parsed certificates by URL kept in process; a bound, since URLs come from documents. */
@@ -58,7 +61,7 @@ export function createAiaSource(opts: AiaSourceOptions): IntermediateSource {
       allowed,
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     });
-  const log = opts.log ?? (() => {});
+  const log = opts.log ?? silentLogger;
   const memo = new Map<string, X509Certificate[]>();
   /** One fetch per URL at a time: concurrent verifications share it. */
   const inflight = new Map<string, Promise<X509Certificate[] | string>>();
@@ -73,7 +76,7 @@ export function createAiaSource(opts: AiaSourceOptions): IntermediateSource {
     if (known) return known;
     // The cache is an optimisation: when it fails, fetch (and say so) rather than refuse.
     const cached = await opts.cache.get(url).catch((e: Error) => {
-      log("aia: cache read failed", { url, error: e.message });
+      log.warn("aia: cache read failed", { url, error: e.message });
       return undefined;
     });
     if (cached) {
@@ -82,20 +85,20 @@ export function createAiaSource(opts: AiaSourceOptions): IntermediateSource {
         remember(url, parsed.value);
         return parsed.value;
       }
-      log("aia: cached entry does not parse, fetching again", { url, error: parsed.error });
+      log.warn("aia: cached entry does not parse, fetching again", { url, error: parsed.error });
     }
     const fetched = await fetchCertificates(url, fetchDer, limits, (reason, attempt) =>
-      log("aia: fetch failed, retrying", { url, attempt, reason }),
+      log.info("aia: fetch failed, retrying", { url, attempt, reason }),
     );
     if (!fetched.ok) {
-      log("aia: fetch failed", { url, reason: fetched.reason });
+      log.warn("aia: fetch failed", { url, reason: fetched.reason });
       return fetched.reason;
     }
     remember(url, fetched.certs);
     await opts.cache.put(url, fetched.body).catch((e: Error) => {
-      log("aia: cache write failed", { url, error: e.message });
+      log.warn("aia: cache write failed", { url, error: e.message });
     });
-    log("aia: fetched", {
+    log.info("aia: fetched", {
       url,
       subjects: fetched.certs.map((c) => c.subject.replace(/\n/g, ", ")),
     });
@@ -121,7 +124,7 @@ export function createAiaSource(opts: AiaSourceOptions): IntermediateSource {
       for (const url of caIssuerUrls(cert)) {
         const parsed = URL.canParse(url) ? new URL(url) : undefined;
         if (!parsed || !allowed(parsed)) {
-          log("aia: URL skipped, host or scheme not allowed", { url: url.slice(0, 200) });
+          log.warn("aia: URL skipped, host or scheme not allowed", { url: url.slice(0, 200) });
           continue;
         }
         const got = await shared(url);
@@ -131,7 +134,7 @@ export function createAiaSource(opts: AiaSourceOptions): IntermediateSource {
         }
         const matching = got.filter((c) => c.subject === cert.issuer);
         if (matching.length === 0) {
-          log("aia: fetched certificate is not the issuer", { url, issuer: cert.issuer });
+          log.warn("aia: fetched certificate is not the issuer", { url, issuer: cert.issuer });
           continue;
         }
         found.push(...matching);
@@ -163,7 +166,7 @@ export function memoryAiaCache(): AiaCache & { readonly entries: Map<string, Uin
  * The caIssuers URLs of a certificate's AIA. Node prints it as lines "CA Issuers - URI:<url>",
  * quoting (JSON) any value with characters that could be confused with that syntax.
  */
-export function caIssuerUrls(cert: X509Certificate): string[] {
+export function caIssuerUrls(cert: Pick<X509Certificate, "infoAccess">): string[] {
   const prefix = "CA Issuers - URI:";
   return (cert.infoAccess ?? "")
     .split("\n")
@@ -171,11 +174,9 @@ export function caIssuerUrls(cert: X509Certificate): string[] {
     .map((line) => line.slice(prefix.length))
     .flatMap((value) => {
       if (!value.startsWith('"')) return [value];
-      try {
-        return [JSON.parse(value) as string];
-      } catch {
-        return [];
-      }
+      // Text that is not one JSON string names no URL we could read: none, rather than a guess.
+      const unquoted = parseJsonWith(z.string(), value);
+      return unquoted.ok ? [unquoted.value] : [];
     });
 }
 

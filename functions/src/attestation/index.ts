@@ -1,8 +1,8 @@
-import { redact, redactDeep } from "@quiesce/protocol";
+import type { Logger } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { ArmClient } from "../arm";
-import type { CoordinatorSettings } from "../config";
 import type { HttpDispatcher } from "../net/undici";
+import type { AttestationDefaults, AttestorOptions } from "../options";
 import type { CountedTable } from "../store";
 import { createAiaSource } from "./aia";
 import { armVmReader } from "./armVm";
@@ -47,56 +47,48 @@ export * from "./verify";
 const FUTURE_SKEW_MS = 5 * 60_000;
 
 /**
- * The mode a cluster's reports are checked in: its policy's, else QUIESCE_ATTESTATION; "off"
- * without the control plane, which the vmId → VM mapping needs (config.ts refuses "require"
+ * The mode a cluster's reports are checked in: its policy's, else the app's default, which is
+ * "off" without the control plane (the vmId → VM mapping needs it; config.ts refuses "require"
  * there, so only "prefer" is turned off, and the status API says why).
  */
-export function attestationMode(settings: CoordinatorSettings, policy: Policy) {
-  if (!settings.QUIESCE_CONTROL_PLANE) return "off" as const;
-  return policy.attestation ?? settings.QUIESCE_ATTESTATION;
+export function attestationMode(options: { attestation: AttestationDefaults }, policy: Policy) {
+  const defaults = options.attestation;
+  if (!defaults.available) return "off" as const;
+  return policy.attestation ?? defaults.defaultMode;
 }
 
-const list = (text: string) =>
-  text
-    .split(",")
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s !== "");
-
 /**
- * The attestor, from the settings: the trust store and intermediates (configuration, not code:
+ * The attestor, from its options: the trust store and intermediates (configuration, not code:
  * docs/auth.md says how to change them when Azure rotates its CAs again), the AIA allow-list and
  * its Table Storage cache, the SAN domains of the cloud, and ARM for the vmId → VM read.
  */
 export function createAttestor(
-  settings: CoordinatorSettings,
-  io: { arm: ArmClient; table: CountedTable; dispatcher: HttpDispatcher },
+  options: AttestorOptions,
+  periodMs: number,
+  io: { arm: ArmClient; table: CountedTable; dispatcher: HttpDispatcher; log: Logger },
 ): Attestor {
-  const trustRoots = settings.QUIESCE_ATTESTATION_TRUST_ROOTS
-    ? parsePemBundle(settings.QUIESCE_ATTESTATION_TRUST_ROOTS)
+  const trustRoots = options.trustRootsPem
+    ? parsePemBundle(options.trustRootsPem)
     : certificatesOf(DEFAULT_TRUST_ROOTS);
-  const configured = settings.QUIESCE_ATTESTATION_INTERMEDIATES;
+  const configured = options.intermediates;
   const bundled =
-    configured === undefined
+    configured === "bundled"
       ? certificatesOf(BUNDLED_INTERMEDIATES)
-      : configured.trim().toLowerCase() === "none"
+      : configured === "none"
         ? []
-        : parsePemBundle(configured);
+        : parsePemBundle(configured.pem);
   const intermediates = createAiaSource({
-    allowedHosts: list(settings.QUIESCE_ATTESTATION_AIA_HOSTS),
+    allowedHosts: options.aiaHosts,
     timeoutMs: 5_000,
     maxBytes: 32_768,
     attempts: 3,
     bundled,
     cache: tableAiaCache(io.table),
     dispatcher: io.dispatcher,
-    // Fetches are news once per URL and instance; failures are what an operator looks for.
-    log: (msg: string, fields: object) =>
-      (/fail/.test(msg) ? console.warn : console.info)(redact(msg), redactDeep(fields)),
+    log: io.log,
   });
-  const sanDomains = settings.QUIESCE_ATTESTATION_SAN_DOMAINS
-    ? list(settings.QUIESCE_ATTESTATION_SAN_DOMAINS)
-    : sanDomainsForArmEndpoint(settings.QUIESCE_ARM_ENDPOINT);
-  const maxAgeMs = settings.QUIESCE_ATTESTATION_MAX_AGE_SECONDS * 1000;
+  const sanDomains = options.sanDomains ?? sanDomainsForArmEndpoint(options.armEndpoint);
+  const maxAgeMs = options.maxAgeMs;
   let nonces: Promise<Nonces> | undefined;
   return new Attestor({
     nonces: () => {
@@ -117,6 +109,6 @@ export function createAttestor(
         futureSkewMs: FUTURE_SKEW_MS,
       }),
     readVm: armVmReader(io.arm),
-    periodMs: settings.QUIESCE_ATTESTATION_PERIOD_HOURS * 3_600_000,
+    periodMs,
   });
 }

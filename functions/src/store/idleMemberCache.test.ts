@@ -25,7 +25,7 @@ describe("idle member cache", () => {
     for (let i = 0; i < 5_000; i++) cache.remember("c", `vm-${i}`, member(`vm-${i}`, 900), "e");
     expect(cache.estimatedBytes).toBeLessThanOrEqual(1_000_000);
     expect(cache.size).toBeGreaterThan(100);
-    expect(cache.get("c", "vm-4999")).toBeDefined();
+    expect(cache.get("c", "vm-4999")).toMatchObject({ member: member("vm-4999", 900), etag: "e" });
     expect(cache.get("c", "vm-0")).toBeUndefined();
   });
 

@@ -61,7 +61,7 @@ describe("report read cache", () => {
       cache.keepMember("c", `vm-${i}`, { row: row(`vm-${i}`, 1_000), legacy: false });
       expect(cache.estimatedBytes).toBeLessThanOrEqual(200_000);
     }
-    expect(cache.member("c", "vm-999")).toBeDefined();
+    expect(cache.member("c", "vm-999")).toEqual({ row: row("vm-999", 1_000), legacy: false });
     expect(cache.member("c", "vm-0")).toBeUndefined();
     expect(cache.readiness("c", "e-0", "etag", "vm")).toBeUndefined();
   });

@@ -27,10 +27,12 @@ export function expectDrainedBeforeApproval(
   eventId: string,
 ): void {
   const first = startRequestsFor(fabric, eventId)[0];
-  expect(first, `StartRequests for ${eventId}`).toBeDefined();
+  expect(first, `StartRequests for ${eventId}`).toMatchObject({
+    at: { realMs: expect.any(Number) },
+  });
   for (const vm of simEvent(fabric, eventId).resources) {
     const end = lastEnd(markers.runs("drain", vm, eventId));
-    expect(end, `${vm} finished draining ${eventId}`).toBeDefined();
+    expect(end, `${vm} finished draining ${eventId}`).toBeTypeOf("number");
     expect(end as number, `${vm} drained before StartRequests`).toBeLessThanOrEqual(
       (first as StartRequestSeen).at.realMs,
     );
@@ -56,14 +58,16 @@ export function expectRecoveredAfterEnd(
   vms: readonly string[] = simEvent(fabric, eventId).resources,
 ): void {
   const ev = simEvent(fabric, eventId);
-  expect(ev.removedAt, `${eventId} left the document`).toBeDefined();
+  expect(ev.removedAt, `${eventId} left the document`).toMatchObject({
+    realMs: expect.any(Number),
+  });
   const removed = (ev.removedAt as Instant).realMs;
   for (const vm of vms) {
     const runs = markers.runs("recover", vm, eventId);
     expect(runs.length, `${vm} recovered from ${eventId}`).toBeGreaterThan(0);
     for (const r of runs)
       expect(r.start, `${vm} recovered after the end`).toBeGreaterThanOrEqual(removed);
-    expect(lastEnd(runs), `${vm} recover finished`).toBeDefined();
+    expect(lastEnd(runs), `${vm} recover finished`).toBeTypeOf("number");
   }
 }
 

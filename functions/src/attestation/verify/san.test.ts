@@ -80,6 +80,11 @@ describe("the signer's SAN", () => {
     expect(checkSignerSan(leaf.cert, ["metadata.azure.com"]).ok).toBe(false);
   });
 
+  it("skips a quoted name that is not one JSON string, and reads on (Node never prints one)", () => {
+    const subjectAltName = 'DNS:"bad\\x.example", DNS:metadata.azure.com';
+    expect(sanDnsNames({ subjectAltName })).toEqual(["metadata.azure.com"]);
+  });
+
   it("refuses a certificate with no SAN DNS name, and a domain list that is empty", () => {
     expect(checkSignerSan(fx.pki.intermediate.cert, ["metadata.azure.com"])).toMatchObject({
       ok: false,

@@ -1,4 +1,6 @@
 import type { X509Certificate } from "node:crypto";
+import { parseJsonWith } from "@quiesce/protocol";
+import { z } from "zod";
 import { refuse, type Step } from "./types";
 
 /**
@@ -38,7 +40,7 @@ export function sanDomainsForArmEndpoint(armEndpoint: string): string[] {
  * JSON string) any name with characters that could be confused with that syntax, so a name
  * holding ", DNS:metadata.azure.com" stays one name here.
  */
-export function sanDnsNames(cert: X509Certificate): string[] {
+export function sanDnsNames(cert: Pick<X509Certificate, "subjectAltName">): string[] {
   const text = cert.subjectAltName;
   if (!text) return [];
   const names: string[] = [];
@@ -47,19 +49,22 @@ export function sanDnsNames(cert: X509Certificate): string[] {
     const colon = text.indexOf(":", i);
     if (colon < 0) break;
     const type = text.slice(i, colon);
-    let value: string;
+    let value: string | undefined;
     let end: number;
     if (text[colon + 1] === '"') {
       end = closingQuote(text, colon + 2);
       if (end < 0) break;
-      value = JSON.parse(text.slice(colon + 1, end + 1)) as string;
+      // Not one JSON string: a name that cannot be read matches no domain, and is no reason
+      // to throw (verifyAttestedDocument would report that as "unavailable": retry).
+      const unquoted = parseJsonWith(z.string(), text.slice(colon + 1, end + 1));
+      value = unquoted.ok ? unquoted.value : undefined;
       end += 1;
     } else {
       const next = text.indexOf(", ", colon + 1);
       end = next < 0 ? text.length : next;
       value = text.slice(colon + 1, end);
     }
-    if (type === "DNS") names.push(value);
+    if (type === "DNS" && value !== undefined) names.push(value);
     i = end + 2; // past ", "
   }
   return names;
