@@ -50,7 +50,14 @@ export {
   type Transition,
   type UnreadableEvent,
 } from "./model/state";
-export type { Blocker, Decision, Explanation, OperatorAction } from "./model/types";
+export type {
+  Blocker,
+  Decision,
+  Explanation,
+  OperatorAction,
+  Reply,
+  ReportDecision,
+} from "./model/types";
 export {
   type AgentlessChange,
   type AgentlessHookKind,
@@ -58,6 +65,7 @@ export {
   CLAIM_GRACE_MS,
   claimAgentlessHook,
   dueAgentlessHooks,
+  holdsAgentlessClaim,
   recordAgentlessHook,
 } from "./rounds/agentless";
 export { applyAcknowledgeOutcome } from "./rounds/controlPlaneOutcome";
@@ -65,6 +73,16 @@ export { applyOperatorAction, OperatorActionError } from "./rounds/operator";
 export { applyPublished } from "./rounds/published";
 export { applyPublishedBatch } from "./rounds/publishedBatch";
 export { applyReport, type ReportInputs } from "./rounds/report";
+export {
+  decideRound,
+  type ReadSet,
+  type RoundInput,
+  type RoundKind,
+  type RoundResult,
+  type RoundView,
+  readSet,
+  writesAnything,
+} from "./rounds/round";
 export { storedHooks } from "./rounds/storedHooks";
 export { DEFAULT_EVENT_RETENTION_MS, tick } from "./rounds/tick";
 export { agentlessIdentity, agentlessVms, isAgentless } from "./rules/agentlessVms";
@@ -92,6 +110,7 @@ export {
 } from "./rules/controlPlane";
 export {
   checkGates,
+  countsEveryMember,
   type EvaluationInputs,
   type GateCheck,
   type GateVerdict,

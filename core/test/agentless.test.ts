@@ -136,7 +136,7 @@ describe("agentless VMs", () => {
     s.drainAll();
     expect(s.event(id).lease).toBeNull(); // a relay can approve: the control plane waits afterSeconds
     const d = s.send(report("web-0", 2, [ev], { hooks: [drained(id)] }));
-    expect(d.directives[0]).toMatchObject({ kind: "approve", eventIds: [id] });
+    expect(d.reply.directives[0]).toMatchObject({ kind: "approve", eventIds: [id] });
   });
 
   it("completes a claim and a record whose commits stopped after their readiness row: the retry writes their history and elects the control plane", () => {

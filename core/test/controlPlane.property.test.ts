@@ -106,7 +106,7 @@ function simulate(resources: string[], actions: Action[], withLoadBalancer: bool
         const d = applyReport(state, relayReport(vm), now, p, {
           gates: [{ name: "health", pass: true, detail: "ok" }],
         });
-        for (const dir of d.directives) {
+        for (const dir of d.reply.directives) {
           if (dir.kind !== "approve") continue;
           // A relay is told to approve only while no control-plane lease stands.
           const lease = before?.lease;

@@ -118,10 +118,10 @@ describe("the cluster's budget of events in flight", () => {
     s.send(seeAll("vm0", [a, b], { hooks: [drained("A")] }));
     const waiting = s.send(seeAll("vm1", [a, b], { hooks: [drained("B")] }));
     expect(s.phase("B")).toBe("Ready");
-    expect(waiting.nextReportInSeconds).toBe(HANDOFF_REPORT_SECONDS);
+    expect(waiting.reply.nextReportInSeconds).toBe(HANDOFF_REPORT_SECONDS);
     // A dry-run relay can never be handed the event, and none names its VM: a bystander.
     const dry = s.send(seeAll("vm2", [a, b], { dryRun: true }));
-    expect(dry.nextReportInSeconds).toBe(BYSTANDER_REPORT_SECONDS);
+    expect(dry.reply.nextReportInSeconds).toBe(BYSTANDER_REPORT_SECONDS);
   });
 
   it("lets a bystander (sees events, named by none, not needed to approve) report only to stay live", () => {
@@ -129,7 +129,7 @@ describe("the cluster's budget of events in flight", () => {
     const e = scheduled("E", ["vm0"]);
     s.send(seeAll("vm0", [e]));
     const bystander = s.send(seeAll("vm1", [e]));
-    expect(bystander.nextReportInSeconds).toBe(BYSTANDER_REPORT_SECONDS);
+    expect(bystander.reply.nextReportInSeconds).toBe(BYSTANDER_REPORT_SECONDS);
     expect(BYSTANDER_REPORT_SECONDS * 1000).toBeLessThan(policy().livenessTimeoutSeconds * 1000);
     // The named VM drains and is elected in the answer to its own report: nobody waited on vm1.
     expect(approveIds(s.send(seeAll("vm0", [e], { hooks: [drained("E")] })))).toEqual(["E"]);
@@ -139,7 +139,7 @@ describe("the cluster's budget of events in flight", () => {
     const s = new Sim(policy({ activeReportSeconds: 2, livenessTimeoutSeconds: 15 }));
     const e = scheduled("E", ["vm0"]);
     s.send(seeAll("vm0", [e]));
-    expect(s.send(seeAll("vm1", [e])).nextReportInSeconds).toBe(5);
+    expect(s.send(seeAll("vm1", [e])).reply.nextReportInSeconds).toBe(5);
     expect(bystanderInterval(policy({ activeReportSeconds: 5, idleReportSeconds: 20 }))).toBe(20);
   });
 
@@ -149,7 +149,7 @@ describe("the cluster's budget of events in flight", () => {
     s.send(seeAll("vm0", [e], { dryRun: true }));
     const needed = s.send(seeAll("vm1", [e]));
     expect(approveIds(needed)).toEqual([]); // vm0 has not drained yet
-    expect(needed.nextReportInSeconds).toBe(5); // but only vm1 can approve once it has
+    expect(needed.reply.nextReportInSeconds).toBe(5); // but only vm1 can approve once it has
     s.send(seeAll("vm0", [e], { dryRun: true, hooks: [drained("E")] }));
     expect(approveIds(s.send(seeAll("vm1", [e])))).toEqual(["E"]);
   });
@@ -186,10 +186,10 @@ describe("report cadence and acknowledgement for convergence", () => {
     s.send(report("vm0", 3, [started(e)], { hooks: [drained("E")] }));
     const left = s.send(report("vm0", 4, [], { hooks: [drained("E", "running")] }));
     expect(s.phase("E")).toBe("Recovering");
-    expect(left.nextReportInSeconds).toBe(5);
+    expect(left.reply.nextReportInSeconds).toBe(5);
     const done = s.send(report("vm0", 4, [], { hooks: [drained("E", "succeeded")] }));
     expect(s.phase("E")).toBe("Completed");
-    expect(done.nextReportInSeconds).toBe(20);
+    expect(done.reply.nextReportInSeconds).toBe(20);
   });
 
   it("lists as stored only hook states storage held, durably, before the report: a lost write is re-sent", () => {

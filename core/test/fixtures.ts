@@ -9,6 +9,7 @@ import {
   emptyClusterState,
   explain,
   memberKey,
+  type ReportDecision,
   tick,
 } from "../src";
 
@@ -23,22 +24,22 @@ export const policy = (p: Partial<Policy> = {}): Policy => ({
   ...p,
 });
 
-export const approveIds = (d: Decision): string[] =>
-  d.directives.flatMap((x) => (x.kind === "approve" ? x.eventIds : []));
+export const approveIds = (d: ReportDecision): string[] =>
+  d.reply.directives.flatMap((x) => (x.kind === "approve" ? x.eventIds : []));
 
 /** Applies reports (and ticks) in order on one cluster's state, advancing a clock. */
 export class Sim {
   state: ClusterState = emptyClusterState("web");
   now = T0;
   constructor(readonly p: Policy = policy()) {}
-  send(r: RelayReport, advanceMs = 1000): Decision {
+  send(r: RelayReport, advanceMs = 1000): ReportDecision {
     this.now += advanceMs;
     const d = applyReport(this.state, r, this.now, this.p);
     this.state = d.state;
     return d;
   }
   /** A report decided with the gate verdicts the shell evaluated for it. */
-  sendWith(r: RelayReport, inputs: EvaluationInputs | undefined, advanceMs = 1000): Decision {
+  sendWith(r: RelayReport, inputs: EvaluationInputs | undefined, advanceMs = 1000): ReportDecision {
     this.now += advanceMs;
     const d = applyReport(this.state, r, this.now, this.p, inputs);
     this.state = d.state;

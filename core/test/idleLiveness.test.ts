@@ -20,7 +20,7 @@ describe("idle cadence and liveness defaults", () => {
     // The active side is unchanged: a relay in an event is judged on 90 s.
     expect(DEFAULT_POLICY.livenessTimeoutSeconds).toBe(90);
     const s = new Sim();
-    expect(s.send(report("vm0", 1, [])).nextReportInSeconds).toBe(300);
+    expect(s.send(report("vm0", 1, [])).reply.nextReportInSeconds).toBe(300);
   });
 
   it("rewrites an idle relay's member row on one heartbeat in three, and the relay stays live between them", () => {

@@ -100,7 +100,7 @@ function simulate(resources: string[][], actions: Action[], failedDrainsProceed:
     const storedInc = before.members[mk]?.incarnation ?? null;
     if (r.document && storedInc !== null && r.document.DocumentIncarnation < storedInc) {
       expect(d.state).toBe(before);
-      expect(d.applied).toBe(false);
+      expect(d.reply.applied).toBe(false);
     }
     for (const [ek, rows] of Object.entries(before.readiness)) {
       for (const [vm, row] of Object.entries(rows)) {
@@ -108,7 +108,7 @@ function simulate(resources: string[][], actions: Action[], failedDrainsProceed:
           expect(d.state.readiness[ek]?.[vm]?.drain?.status).toBe("succeeded");
       }
     }
-    for (const dir of d.directives) {
+    for (const dir of d.reply.directives) {
       if (dir.kind !== "approve") continue;
       for (const id of dir.eventIds) {
         const w = world.find((x) => x.event.EventId.toLowerCase() === id.toLowerCase());
@@ -245,7 +245,7 @@ describe("invariants under random interleavings of reports, duplicates, reorderi
             policy(),
           );
           state = d.state;
-          approvals += d.directives.filter((x) => x.kind === "approve").length;
+          approvals += d.reply.directives.filter((x) => x.kind === "approve").length;
         }
       }),
       { numRuns: 50 },

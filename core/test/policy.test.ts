@@ -148,8 +148,8 @@ describe("lifecycle paths", () => {
 
   it("asks for fast reports while an event is active and slow ones when idle", () => {
     const s = new Sim();
-    expect(s.send(report("vm0", 1, [])).nextReportInSeconds).toBe(s.p.idleReportSeconds);
-    expect(s.send(report("vm0", 2, [ev])).nextReportInSeconds).toBe(s.p.activeReportSeconds);
+    expect(s.send(report("vm0", 1, [])).reply.nextReportInSeconds).toBe(s.p.idleReportSeconds);
+    expect(s.send(report("vm0", 2, [ev])).reply.nextReportInSeconds).toBe(s.p.activeReportSeconds);
   });
 
   it("costs no member write for an idle heartbeat inside the liveness granularity", () => {

@@ -20,14 +20,17 @@ describe("a quarantined (unreadable) event", () => {
     const ev = scheduled("E-1", ["web-0"]);
     quarantine(s, "e-1", { ended: false, problem: "phase: Invalid option" });
     const d = s.send(report("web-0", 1, [ev], { hooks: [drained("E-1")] }));
-    expect(d.applied).toBe(true);
+    expect(d.reply.applied).toBe(true);
     expect(approveIds(d)).toEqual([]);
     expect(s.state.events["e-1"]).toBeUndefined();
     expect(s.state.readiness["e-1"]).toBeUndefined();
     expect(d.transitions.filter((t) => t.eventKey === "e-1")).toEqual([]);
     // The reporter's own row still records what its document holds; the mark stays on.
     expect(s.member("web-0")?.eventKeys).toEqual(["e-1"]);
-    expect(s.state.unreadableEvents?.["e-1"]).toBeDefined();
+    expect(s.state.unreadableEvents?.["e-1"]).toEqual({
+      ended: false,
+      problem: "phase: Invalid option",
+    });
   });
 
   it("holds a share of maxEventsInFlight unless its row says it ended", () => {

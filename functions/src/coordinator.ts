@@ -1,6 +1,6 @@
 import type { TokenCredential } from "@azure/identity";
 import { type Meter, metrics } from "@opentelemetry/api";
-import { type Clock, redact, systemClock } from "@quiesce/protocol";
+import { type Clock, type Logger, systemClock } from "@quiesce/protocol";
 import { callHook, createArmClient, createPooledAgent, probeHttp } from "./arm";
 import { type Attestor, createAttestor } from "./attestation";
 import {
@@ -12,10 +12,12 @@ import type { CoordinatorSettings } from "./config";
 import { ControlPlane } from "./controlPlane";
 import { createArmPorts } from "./controlPlane/armPorts";
 import { createHandlers, type HandlerDeps, type Handlers } from "./handlers";
+import { appLogger } from "./log";
 import { DEFAULT_BACKOFF } from "./notify/backoff";
 import { Notifier } from "./notify/notifier";
 import { Outbox } from "./notify/outbox";
 import { Sinks } from "./notify/sinks";
+import { type CoordinatorOptions, optionsFrom, policiesFrom } from "./options";
 import { registerSettingSecrets } from "./secrets";
 import type { RetryOptions } from "./store";
 import { lazyCredential, openAttestationTable, openOutboxTable, openStore } from "./store";
@@ -46,47 +48,41 @@ export async function createCoordinator(
      * identity (QUIESCE_STORAGE_CLIENT_ID when user-assigned).
      */
     credential?: TokenCredential;
+    /**
+     * Where what outlives an invocation logs (follow-ups, hook runs, notification deliveries);
+     * defaults to JSON lines on the worker's stdout and stderr (log/index.ts).
+     */
+    log?: Logger;
   } = {},
 ): Promise<Coordinator> {
-  registerSettingSecrets(settings);
+  // The settings as the code uses them, built once here (options.ts).
+  const options = optionsFrom(settings);
+  registerSettingSecrets(options);
   const telemetry = new Telemetry(opts.meter ?? metrics.getMeter(METER_NAME));
   const clock = opts.clock ?? systemClock;
-  const store = openStore(settings, clock, telemetry.table);
-  const outbox = new Outbox(openOutboxTable(settings, telemetry.table));
+  const log = opts.log ?? appLogger();
+  const store = openStore(options.store, clock, telemetry.table);
+  const outbox = new Outbox(openOutboxTable(options.store, telemetry.table));
   // One pooled keep-alive Agent for every outbound call: webhooks, ARM, HTTP gates.
   const dispatcher = createPooledAgent();
   await Promise.all([store.init(), outbox.init()]);
+  const { deadlineMs, statusPageUrl, ...sinks } = options.notify;
   const notifier = new Notifier({
     outbox,
     sinks: new Sinks(
-      {
-        ...(settings.QUIESCE_TEAMS_WEBHOOK_URL
-          ? { teamsUrl: settings.QUIESCE_TEAMS_WEBHOOK_URL }
-          : {}),
-        ...(settings.QUIESCE_SLACK_WEBHOOK_URL
-          ? { slackUrl: settings.QUIESCE_SLACK_WEBHOOK_URL }
-          : {}),
-        ...(settings.QUIESCE_WEBHOOK_URL ? { webhookUrl: settings.QUIESCE_WEBHOOK_URL } : {}),
-        ...(settings.QUIESCE_WEBHOOK_SECRET
-          ? { webhookSecret: settings.QUIESCE_WEBHOOK_SECRET }
-          : {}),
-        ...(settings.QUIESCE_STATUS_PAGE_URL
-          ? { links: { statusPage: settings.QUIESCE_STATUS_PAGE_URL } }
-          : {}),
-      },
+      { ...sinks, ...(statusPageUrl ? { links: { statusPage: statusPageUrl } } : {}) },
       dispatcher,
     ),
     observer: telemetry,
     clock,
-    backoff: { ...DEFAULT_BACKOFF, deadlineMs: settings.QUIESCE_NOTIFY_DEADLINE_MINUTES * 60_000 },
+    backoff: { ...DEFAULT_BACKOFF, deadlineMs },
     ...(opts.random ? { random: opts.random } : {}),
-    log: (level, message) => console[level](redact(message)),
+    log,
   });
-  const credential = opts.credential ?? managedIdentity(settings);
-  const arm = settings.QUIESCE_CONTROL_PLANE
+  const credential = opts.credential ?? managedIdentity(options.managedIdentityClientId);
+  const arm = options.arm
     ? createArmClient({
-        endpoint: settings.QUIESCE_ARM_ENDPOINT,
-        ...(settings.QUIESCE_ARM_AUDIENCE ? { audience: settings.QUIESCE_ARM_AUDIENCE } : {}),
+        ...options.arm,
         credential,
         dispatcher,
         clock,
@@ -97,7 +93,7 @@ export async function createCoordinator(
       })
     : null;
   const controlPlane = new ControlPlane(
-    { store, clock, telemetry, ...(opts.retry ? { retry: opts.retry } : {}) },
+    { store, clock, telemetry, notifier, log, ...(opts.retry ? { retry: opts.retry } : {}) },
     arm ? createArmPorts(arm) : null,
     (gate) =>
       probeHttp(
@@ -113,9 +109,14 @@ export async function createCoordinator(
   );
   let attestor: Attestor | null = null;
   if (arm) {
-    const table = openAttestationTable(settings, telemetry.table);
+    const table = openAttestationTable(options.store, telemetry.table);
     await table.create();
-    attestor = createAttestor(settings, { arm, table, dispatcher });
+    attestor = createAttestor(options.attestor, options.attestation.periodMs, {
+      arm,
+      table,
+      dispatcher,
+      log,
+    });
   }
   const deps: HandlerDeps = {
     telemetry,
@@ -123,12 +124,15 @@ export async function createCoordinator(
     notifier,
     controlPlane,
     store,
-    authenticator: createAuthenticator(settings, {
+    authenticator: createAuthenticator(options.auth, {
       ...(opts.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
-      ...identityResolverFor(settings, opts.identityResolver),
+      ...identityResolverFor(options, opts.identityResolver),
     }),
     settings,
+    options,
+    policies: policiesFrom(settings),
     clock,
+    log,
     ...(opts.retry ? { retry: opts.retry } : {}),
   };
   return { deps, handlers: createHandlers(deps) };
@@ -139,15 +143,15 @@ export async function createCoordinator(
  * looked up in Microsoft Graph with the app's own managed identity (docs/auth.md).
  */
 function identityResolverFor(
-  settings: CoordinatorSettings,
+  options: CoordinatorOptions,
   given: ManagedIdentityResolver | undefined,
 ): { identityResolver?: ManagedIdentityResolver } {
   if (given) return { identityResolver: given };
-  if (settings.QUIESCE_AUTH_MODE !== "entra") return {};
+  if (options.auth.mode !== "entra") return {};
   return {
     identityResolver: createGraphIdentityResolver({
-      credential: managedIdentity(settings),
-      graphUrl: settings.QUIESCE_GRAPH_URL,
+      credential: managedIdentity(options.managedIdentityClientId),
+      graphUrl: options.auth.graphUrl,
     }),
   };
 }
@@ -157,8 +161,7 @@ function identityResolverFor(
  * no control plane, no gate bearer and no Graph lookup (sharedKey mode, most tests) never builds
  * one, nor loads the library.
  */
-function managedIdentity(settings: CoordinatorSettings): TokenCredential {
-  const clientId = settings.QUIESCE_STORAGE_CLIENT_ID;
+function managedIdentity(clientId: string | undefined): TokenCredential {
   return lazyCredential(
     (identity) => new identity.ManagedIdentityCredential(clientId ? { clientId } : undefined),
   );

@@ -18,12 +18,8 @@ export {
   verifySignature,
   type WebhookReceiver,
 } from "./local/webhookReceiver";
-export {
-  coverageNotifications,
-  eventNotifications,
-  imdsNotification,
-  type Notification,
-} from "./notify/due";
+export { coverageNotifications } from "./notify/coverageDue";
+export { eventNotifications, imdsNotification, type Notification } from "./notify/due";
 export { Sinks } from "./notify/sinks";
 export { loadReport, processReport, type ReportOutcome } from "./pipeline/report";
 export { createSweep, type SweepSummary } from "./pipeline/sweep";

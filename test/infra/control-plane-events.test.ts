@@ -4,15 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Node } from "web-tree-sitter";
 import { bicepCli, declaration, infraDir, parseBicep, properties, repoRoot } from "./bicep";
 import { bicepString, descendants, file, targetScope } from "./controlPlaneBicep";
-import {
-  type Case,
-  compile,
-  evaluateEach,
-  type Json,
-  named,
-  resourcesOf,
-  succeeded,
-} from "./eventsBicep";
+import { compile, evaluateEach, type Json, named, resourcesOf, succeeded } from "./eventsBicep";
 
 /**
  * Control-plane events (PREVIEW in Azure; docs/control-plane.md, "Deploying the control-plane
@@ -78,7 +70,7 @@ describe("the controlPlaneEvents switch (infra/main.bicep)", () => {
     if (!bicep) return noCli();
     const main = await parseBicep(file("main.bicep"));
     // The expression itself, not the variable: the console reports a fail() message only there.
-    const eventsOn = (value: string, controlPlane: boolean): Case => ({
+    const eventsOn = (value: string, controlPlane: boolean) => ({
       given: { controlPlaneEvents: bicepString(value), controlPlane: String(controlPlane) },
       declarations: [],
       expression: declaration(main, "eventsOn").namedChild(1)?.text ?? "",
@@ -218,7 +210,7 @@ describe("the events role and module (infra/core/control-plane-events.bicep)", (
     const bicep = bicepCli();
     if (!bicep) return noCli();
     const tree = await parseBicep(file("core", "control-plane-events.bicep"));
-    const valid = (id: string): Case => ({
+    const valid = (id: string) => ({
       given: { maintenanceTopicId: bicepString(id) },
       declarations: ["topicPath", "existingTopicValid"].map((name) =>
         declaration(tree, name).text.replace(
@@ -238,8 +230,11 @@ describe("the events role and module (infra/core/control-plane-events.bicep)", (
       ["maintenance", false],
       ["", false],
     ];
-    const results = evaluateEach(bicep, cases.map(([id]) => valid(id))).map(succeeded);
-    expect(results).toEqual(cases.map(([, expected]) => expected));
+    const results = evaluateEach(
+      bicep,
+      cases.map(([id]) => valid(id)),
+    );
+    expect(results.map(succeeded)).toEqual(cases.map(([, expected]) => expected));
   }, 60_000);
 });
 
@@ -248,7 +243,7 @@ describe("the coordinator's settings (infra/core/function-app.bicep)", () => {
     const bicep = bicepCli();
     if (!bicep) return noCli();
     const app = await parseBicep(file("core", "function-app.bicep"));
-    const settings = (cp: boolean, ev: boolean, interval: number, subscriptions: string): Case => ({
+    const settings = (cp: boolean, ev: boolean, interval: number, subscriptions: string) => ({
       given: {
         controlPlane: String(cp),
         controlPlaneEvents: String(ev),

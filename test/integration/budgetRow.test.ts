@@ -32,8 +32,8 @@ async function apply(store: ClusterStore, r: RelayReport, policy: Policy = DEFAU
   return d;
 }
 
-const approves = (d: { directives: Array<{ kind: string }> }) =>
-  d.directives.some((x) => x.kind === "approve");
+const approves = (d: { reply: { directives: Array<{ kind: string }> } }) =>
+  d.reply.directives.some((x) => x.kind === "approve");
 
 describe("the cluster's budget row", () => {
   const a = freezeEvent(["a-0", "a-1"]);
@@ -114,7 +114,7 @@ describe("the cluster's budget row", () => {
       return writeTogether(writes);
     };
     const d = await apply(store, makeReport("a-0", doc(events)), policy);
-    expect(d.directives.find((x) => x.kind === "approve")).toMatchObject({
+    expect(d.reply.directives.find((x) => x.kind === "approve")).toMatchObject({
       eventIds: expect.arrayContaining(events.map((e) => e.EventId)),
     });
     const phases = Object.values((await store.loadCluster("web")).state.events).map((e) => e.phase);

@@ -83,10 +83,7 @@ async function seed(store: ClusterStore, state: ClusterState): Promise<void> {
   const loaded = await store.loadCluster(state.cluster);
   await commitDecision(store, loaded, {
     state,
-    directives: [],
     transitions: [],
-    applied: true,
-    nextReportInSeconds: 5,
     forget: [],
   });
 }
@@ -184,7 +181,9 @@ describe("ClusterStore against Azurite", () => {
         return d;
       });
     const [d0, d1] = await Promise.all([apply("web-0"), apply("web-1")]);
-    const approvals = [d0, d1].flatMap((d) => d.directives.filter((x) => x.kind === "approve"));
+    const approvals = [d0, d1].flatMap((d) =>
+      d.reply.directives.filter((x) => x.kind === "approve"),
+    );
     expect(approvals).toHaveLength(1);
     const back = await store.loadCluster("web");
     const key = ev.EventId.toLowerCase();

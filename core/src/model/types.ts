@@ -3,17 +3,29 @@ import type { BlockerReason, Phase } from "@quiesce/protocol/status";
 import type { ClusterState, FailingGate, Transition } from "./state";
 
 /** What the core returns for a report, a tick or an operator action. */
+/**
+ * What a round decided: the cluster's new state, the transitions that got it there (its history)
+ * and the events to forget. Only a report is answered (ReportDecision); every other round's
+ * decision is the state alone.
+ */
 export interface Decision {
   state: ClusterState;
-  /** Directives for the reporting relay (empty for ticks and operator actions). */
-  directives: Directive[];
   transitions: Transition[];
+  /** Events whose retention ran out: the store deletes them with their readiness rows. */
+  forget: string[];
+}
+
+/** The answer to the reporting relay. */
+export interface Reply {
+  directives: Directive[];
   /** False when the report was older than one already applied and changed nothing. */
   applied: boolean;
   /** When the reporting relay should report again. */
   nextReportInSeconds: number;
-  /** Events whose retention ran out: the store deletes them with their readiness rows. */
-  forget: string[];
+}
+
+export interface ReportDecision extends Decision {
+  reply: Reply;
 }
 
 export interface Blocker {

@@ -146,7 +146,7 @@ export function claimAgentlessHook(
     `the coordinator runs the ${r.hook} hook of ${r.vm} (attempt ${r.attempt}; no relay on this VM)`;
   // A retry of this claim whose commit stopped after its readiness row (the event row lost a
   // race): the row is already this claim, only its history is missing.
-  if (claim && isOwnClaim(state, run, claim))
+  if (claim && holdsAgentlessClaim(state, run, claim))
     return { state, transitions: [note(runs(run))], claimed: true };
   const due = dueAgentlessHooks(state, now, policy).find(
     (d) =>
@@ -202,7 +202,7 @@ export function claimAgentlessHook(
  * Whether the stored run is this claim (a claim's commit that failed half-way, its readiness row
  * written and its event row not, is retried: the retry must know the row is its own).
  */
-function isOwnClaim(
+export function holdsAgentlessClaim(
   state: ClusterState,
   run: Pick<AgentlessRun, "eventKey" | "vm" | "hook" | "attempt">,
   claim: string,

@@ -84,10 +84,7 @@ export function applyOperatorAction(
   const evaluated = evaluateEvent(withAction, updated, now, policy, null, inputs);
   return {
     state: { ...withAction, events: withEntry(withAction.events, key, evaluated.event) },
-    directives: [],
     transitions: [...transitions, ...evaluated.transitions],
-    applied: true,
-    nextReportInSeconds: policy.idleReportSeconds,
     forget: [],
   };
 }

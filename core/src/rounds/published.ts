@@ -57,10 +57,7 @@ export function applyPublished(
   }
   return {
     state: after,
-    directives: [],
     transitions,
-    applied: next !== stored,
-    nextReportInSeconds: policy.idleReportSeconds,
     forget: [],
   };
 }

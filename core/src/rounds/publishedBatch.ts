@@ -31,10 +31,7 @@ export function applyPublishedBatch(
   return {
     decision: {
       state: current,
-      directives: [],
       transitions,
-      applied: changed.some(Boolean),
-      nextReportInSeconds: policy.idleReportSeconds,
       forget: [],
     },
     changed,

@@ -14,7 +14,7 @@ import {
   relayHoldsLease,
   type Transition,
 } from "../model/state";
-import type { Decision } from "../model/types";
+import type { ReportDecision } from "../model/types";
 import { reportInterval } from "../rules/cadence";
 import type { EvaluationInputs } from "../rules/gates";
 import { reportScope } from "../rules/scope";
@@ -36,7 +36,7 @@ export function applyReport(
   now: number,
   policy: Policy,
   inputs: ReportInputs = {},
-): Decision {
+): ReportDecision {
   const mk = memberKey(report.vm.name);
   const prev = state.members[mk];
   const doc = report.document;
@@ -45,12 +45,14 @@ export function applyReport(
   if (prev && doc && prev.incarnation !== null && doc.DocumentIncarnation < prev.incarnation) {
     return {
       state,
-      directives: [],
       transitions: [],
-      applied: false,
-      nextReportInSeconds:
-        prev.eventKeys.length > 0 ? policy.activeReportSeconds : policy.idleReportSeconds,
       forget: [],
+      reply: {
+        directives: [],
+        applied: false,
+        nextReportInSeconds:
+          prev.eventKeys.length > 0 ? policy.activeReportSeconds : policy.idleReportSeconds,
+      },
     };
   }
 
@@ -155,10 +157,12 @@ export function applyReport(
   const directives = directivesFor(next, mk, docEvents, hooksByKey, now);
   return {
     state: next,
-    directives,
     transitions,
-    applied: true,
-    nextReportInSeconds: reportInterval(next, mk, docEvents, report, directives, now, policy),
     forget: [],
+    reply: {
+      directives,
+      applied: true,
+      nextReportInSeconds: reportInterval(next, mk, docEvents, report, directives, now, policy),
+    },
   };
 }

@@ -26,10 +26,7 @@ export function tick(
     .map((e) => e.key);
   return {
     state: evaluated.state,
-    directives: [],
     transitions: [...gone.transitions, ...lb.transitions, ...evaluated.transitions],
-    applied: true,
-    nextReportInSeconds: policy.idleReportSeconds,
     forget,
   };
 }

@@ -126,3 +126,10 @@ export function liveRelaysVerdicts(
     ...(gate.per === "group" ? { group } : {}),
   }));
 }
+
+/**
+ * Whether evaluating the policy's gates needs every member of the cluster (a live-relays gate
+ * counts them): a load of one event's rows (a report's, a delivery's) must read the whole cluster.
+ */
+export const countsEveryMember = (policy: Policy): boolean =>
+  policy.gates.some((g) => g.kind === "liveRelays");

@@ -1,14 +1,7 @@
-import {
-  agentlessIdentity,
-  applyAcknowledgeOutcome,
-  type ClusterState,
-  claimAcknowledge,
-  dueAcknowledges,
-  memberKey,
-} from "@quiesce/core";
+import { agentlessIdentity, type ClusterState, dueAcknowledges, memberKey } from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
+import { runRound } from "../rounds/runner";
 import type { ControlPlaneDeps } from "./deps";
-import { mutate } from "./mutate";
 import type { ControlPlanePorts } from "./ports";
 
 export interface AcknowledgeSummary {
@@ -31,10 +24,14 @@ export async function runDueAcknowledges(
 ): Promise<AcknowledgeSummary> {
   const summary = { acknowledged: 0, failed: 0 };
   for (const due of dueAcknowledges(state, deps.clock.now())) {
-    const claimed = await mutate(deps, state.cluster, (s, now) =>
-      claimAcknowledge(s, due.eventKey, due.attempt, now),
+    const claim = await runRound(
+      deps,
+      state.cluster,
+      { kind: "acknowledgeClaim", eventKey: due.eventKey, attempt: due.attempt },
+      { policy },
     );
-    if (!claimed) continue;
+    if (!claim.committed) continue; // another instance claimed it, or the lease moved on
+    const claimed = claim.decision.state;
     // A relay's VM tells the scope best (its ARM read finds its availability set); for an event
     // of VMs without relays, the scope Azure published it for (agentlessIdentity).
     const event = claimed.events[due.eventKey];
@@ -60,17 +57,20 @@ export async function runDueAcknowledges(
     );
     if (outcome.ok) summary.acknowledged++;
     else summary.failed++;
-    await mutate(deps, state.cluster, (s, now) =>
-      applyAcknowledgeOutcome(
-        s,
-        due.eventKey,
-        due.attempt,
-        outcome.ok
+    // Its own round, so an approval through Azure Resource Manager reaches the metrics and
+    // notifications as a relay's does.
+    await runRound(
+      deps,
+      state.cluster,
+      {
+        kind: "acknowledgeOutcome",
+        eventKey: due.eventKey,
+        attempt: due.attempt,
+        outcome: outcome.ok
           ? { ok: true, scope: outcome.value.scope }
-          : { ok: false, failure: { ...outcome.error, at: now } },
-        now,
-        policy,
-      ),
+          : { ok: false, failure: { ...outcome.error, at: deps.clock.now() } },
+      },
+      { policy },
     );
   }
   return summary;

@@ -1,6 +1,6 @@
 import { metrics } from "@opentelemetry/api";
 import { applyPublished, CONTROL_PLANE } from "@quiesce/core";
-import { systemClock } from "@quiesce/protocol";
+import { silentLogger, systemClock } from "@quiesce/protocol";
 import { DEFAULT_POLICY, type Policy } from "@quiesce/protocol/policy";
 import { useAzurite } from "@quiesce/testkit/azurite";
 import { published } from "@quiesce/testkit/documents";
@@ -52,6 +52,8 @@ async function setUp(policy: Policy = POLICY) {
     clock: systemClock,
     telemetry: new Telemetry(metrics.getMeter("test")),
     retry: { maxAttempts: 5, baseDelayMs: 1 },
+    notifier: { afterCommit: () => {} },
+    log: silentLogger,
   };
   // Azure publishes a Freeze of both VMs, no relay anywhere.
   const loaded = await store.loadCluster(CLUSTER);
@@ -64,10 +66,7 @@ async function setUp(policy: Policy = POLICY) {
   );
   await commitDecision(store, loaded, {
     state: seen.state,
-    directives: [],
     transitions: seen.transitions,
-    applied: true,
-    nextReportInSeconds: 0,
     forget: [],
   });
   const key = Object.keys(seen.state.events)[0] as string;

@@ -3,14 +3,13 @@ import {
   type AgentlessRun,
   agentlessIdentity,
   type ClusterState,
-  claimAgentlessHook,
   dueAgentlessHooks,
   type EvaluationInputs,
-  recordAgentlessHook,
+  holdsAgentlessClaim,
 } from "@quiesce/core";
 import type { AgentlessHook, Policy } from "@quiesce/protocol/policy";
+import { runRound } from "../rounds/runner";
 import type { ControlPlaneDeps } from "./deps";
-import { mutate } from "./mutate";
 
 /**
  * Runs the hooks due for VMs without a relay (core/src/rounds/agentless.ts): each run is claimed
@@ -59,16 +58,11 @@ async function runOne(
   policy: Policy,
 ): Promise<boolean> {
   const claim = `claimed by ${randomUUID()}`;
-  let claimed = false;
   // A retry after a commit that failed half-way finds its own claim written: still ours
   // (claimAgentlessHook knows it by `claim`).
-  const after = await mutate(deps, cluster, (s, now) => {
-    const c = claimAgentlessHook(s, run, now, policy, claim);
-    claimed = c?.claimed ?? false;
-    return c;
-  });
+  const claimed = await runRound(deps, cluster, { kind: "hookClaim", run, claim }, { policy });
   const hook = policy.agentless[run.hook];
-  if (!claimed || !hook) return after !== null;
+  if (!holdsAgentlessClaim(claimed.decision.state, run, claim) || !hook) return claimed.committed;
   const startedAt = deps.clock.now();
   const outcome = await runner.call(hook, run.vm, hookPayload(run, hook, startedAt));
   const ms = deps.clock.now() - startedAt;
@@ -82,8 +76,12 @@ async function runOne(
   // evaluated them may elect (core/src/rules/gates.ts), or the event would wait for the next sweep.
   const inputs =
     run.hook === "drain" && policy.gates.length > 0 ? await runner.gateInputs(cluster) : {};
-  await mutate(deps, cluster, (s, now) =>
-    recordAgentlessHook(s, run, { ...outcome, startedAt }, now, policy, inputs),
+  // Its own round, so an approval it leads to reaches the metrics and notifications.
+  await runRound(
+    deps,
+    cluster,
+    { kind: "hookOutcome", run, outcome: { ...outcome, startedAt }, inputs },
+    { policy },
   );
   return true;
 }

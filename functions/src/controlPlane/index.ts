@@ -1,16 +1,21 @@
-import type { ClusterState, EvaluationInputs } from "@quiesce/core";
-import { redact } from "@quiesce/protocol";
+import {
+  type ClusterState,
+  countsEveryMember,
+  type EvaluationInputs,
+  isEnded,
+} from "@quiesce/core";
+import type { Logger } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import { type AcknowledgeSummary, runDueAcknowledges } from "./acknowledge";
 import { type HookCaller, startDueAgentlessHooks } from "./agentless";
 import type { ControlPlaneDeps } from "./deps";
-import { countsEveryMember, GateEvaluator } from "./gates";
+import { GateEvaluator } from "./gates";
 import { type LoadBalancerSummary, runDueLoadBalancerSteps } from "./loadBalancer";
 import type { ArmOutcome, ControlPlanePorts, HttpProbe, ScheduledEventsScan } from "./ports";
 
 export type { HookCaller } from "./agentless";
 export type { ControlPlaneDeps } from "./deps";
-export { countsEveryMember, GateEvaluator } from "./gates";
+export { GateEvaluator } from "./gates";
 export * from "./ports";
 
 export type ControlPlaneSummary = AcknowledgeSummary & LoadBalancerSummary;
@@ -72,6 +77,7 @@ export class ControlPlane {
         await runDueAcknowledges(this.deps, ports, state, policy);
         this.startAgentless(state, policy, keys);
       })(),
+      this.deps.log.child({ cluster, events: eventKeys }),
     );
   }
 
@@ -86,6 +92,17 @@ export class ControlPlane {
       ? (await this.deps.store.loadCluster(state.cluster)).state
       : state;
     return { gates: await this.gates.evaluate(whole, policy) };
+  }
+
+  /**
+   * The gates' verdicts for a round without a relay to elect (the sweep's tick, a published
+   * delivery), on a read that holds what they count: asked only while an event of the cluster
+   * may still need an approval.
+   */
+  async waitingGateInputs(state: ClusterState, policy: Policy): Promise<EvaluationInputs> {
+    if (policy.gates.length === 0) return {};
+    const waiting = Object.values(state.events).some((e) => !isEnded(e) && e.approvedAt === null);
+    return waiting ? { gates: await this.gates.evaluate(state, policy) } : {};
   }
 
   /** Resource Graph's scheduled events (the backstop); null without the control plane. */
@@ -107,14 +124,13 @@ export class ControlPlane {
     const runs = startDueAgentlessHooks(this.deps, runner, state, policy, only, (c, key) =>
       this.followUp(c, policy, [key]),
     );
-    for (const r of runs) this.track(r);
+    for (const r of runs) this.track(r, this.deps.log.child({ cluster: state.cluster }));
   }
 
-  private track(p: Promise<unknown>): void {
+  /** `log`: bound to what the work is for; the app's, as the work outlives any invocation. */
+  private track(p: Promise<unknown>, log: Logger): void {
     const tracked = p
-      .catch((e: unknown) =>
-        console.warn(redact(`control plane: agentless work failed: ${(e as Error).message}`)),
-      )
+      .catch((e: unknown) => log.error("control plane: agentless work failed", { error: e }))
       .finally(() => this.running.delete(tracked));
     this.running.add(tracked);
   }

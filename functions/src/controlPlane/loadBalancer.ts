@@ -4,11 +4,10 @@ import {
   dueLoadBalancerActions,
   type LoadBalancerAction,
   type LoadBalancerStep,
-  recordLoadBalancerStep,
 } from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
+import { runRound } from "../rounds/runner";
 import type { ControlPlaneDeps } from "./deps";
-import { mutate } from "./mutate";
 import { type ArmProblem, type ControlPlanePorts, describeProblem } from "./ports";
 
 export interface LoadBalancerSummary {
@@ -47,32 +46,28 @@ export async function runDueLoadBalancerSteps(
 
 type Step = Omit<LoadBalancerStep, "since">;
 
-/** Records a step if the same action is still due for the VM (else another run took it). */
-function record(
+/**
+ * Records a step in its own round. `ifStillDue`: only if the same action is still due for the
+ * VM (else another run took it); a failure is recorded whatever came meanwhile.
+ * Resolves to the state after it, or null when nothing was recorded.
+ */
+async function record(
   deps: ControlPlaneDeps,
   cluster: string,
   action: LoadBalancerAction,
-  policy: Policy | null,
+  policy: Policy,
+  ifStillDue: boolean,
   step: Step,
   reason: string,
-) {
-  return mutate(deps, cluster, (s, now) => {
-    if (policy && !stillDue(s, now, policy, action)) return null;
-    return recordLoadBalancerStep(
-      s,
-      action.eventKey,
-      action.memberKey,
-      { ...step, since: now },
-      reason,
-      now,
-    );
-  });
-}
-
-const stillDue = (s: ClusterState, now: number, policy: Policy, a: LoadBalancerAction) =>
-  dueLoadBalancerActions(s, now, policy).some(
-    (d) => d.kind === a.kind && d.eventKey === a.eventKey && d.memberKey === a.memberKey,
+): Promise<ClusterState | null> {
+  const r = await runRound(
+    deps,
+    cluster,
+    { kind: "loadBalancerStep", action, step, reason, ifStillDue },
+    { policy },
   );
+  return r.committed ? r.decision.state : null;
+}
 
 const currentStep = (s: ClusterState, a: LoadBalancerAction) =>
   s.readiness[a.eventKey]?.[a.memberKey]?.loadBalancer;
@@ -92,7 +87,8 @@ async function takeDown(
       deps,
       cluster,
       action,
-      null,
+      policy,
+      false,
       { state: "failed", pools, downAt: null, error: describeProblem(p) },
       `could not take ${vm} out of its load balancer: ${describeProblem(p)}`,
     );
@@ -109,6 +105,7 @@ async function takeDown(
       cluster,
       action,
       policy,
+      true,
       { state: "notInLoadBalancer", pools: [], downAt: null, error: null },
       `${vm} is in no load balancer pool: nothing to take out`,
     );
@@ -134,6 +131,7 @@ async function takeDown(
     cluster,
     action,
     policy,
+    true,
     { state: "goingDown", pools, downAt: null, error: null },
     `taking ${vm} out of its load balancer: admin state Down on ${pools.length} backend address(es), previously ${pools.map((p) => p.previous).join(", ")}`,
   );
@@ -151,7 +149,8 @@ async function takeDown(
     deps,
     cluster,
     action,
-    null,
+    policy,
+    false,
     { state: "down", pools, downAt, error: null },
     `${vm} is out of its load balancer (admin state Down); connections get ${policy.loadBalancerDrain.settleSeconds} s to finish`,
   );
@@ -174,6 +173,7 @@ async function restore(
     cluster,
     action,
     policy,
+    true,
     { state: "restoring", pools: action.pools, downAt, error: null },
     `putting ${vm} back in its load balancer`,
   );
@@ -189,7 +189,8 @@ async function restore(
         deps,
         cluster,
         action,
-        null,
+        policy,
+        false,
         { state: "restoring", pools: action.pools, downAt, error: describeProblem(set.error) },
         `could not put ${vm} back in its load balancer (retried every sweep): ${describeProblem(set.error)}`,
       );
@@ -201,7 +202,8 @@ async function restore(
     deps,
     cluster,
     action,
-    null,
+    policy,
+    false,
     { state: "restored", pools: action.pools, downAt, error: null },
     `${vm} is back in its load balancer (admin state ${action.pools.map((p) => p.previous).join(", ")})`,
   );

@@ -104,10 +104,7 @@ describe("notifications due", () => {
 describe("decision effects", () => {
   const unchanged = (state: ClusterState): Decision => ({
     state,
-    directives: [],
     transitions: [],
-    applied: true,
-    nextReportInSeconds: 5,
     forget: [],
   });
   const reportRound = (r: Parameters<typeof applyReport>[1]): Round => ({
@@ -186,7 +183,7 @@ describe("decision effects", () => {
     w.send(report("vm0", 5, []));
     const old = report("vm0", 4, []);
     const d = applyReport(w.state(), old, w.now(), p);
-    expect(d.applied).toBe(false);
+    expect(d.reply.applied).toBe(false);
     expect(decisionEffects(w.state(), d, reportRound(old), w.now(), p).report?.outcome).toBe(
       "stale",
     );
@@ -217,7 +214,13 @@ describe("decision effects", () => {
     expect(e.report).toBeUndefined();
     expect(decisionEffects(state, unchanged(state), { kind: "tick" }, now, p).facts).toEqual([]);
     // A report or an operator action derives only what its decision newly made due: nothing.
-    const op = decisionEffects(state, unchanged(state), { kind: "operator" }, now, p);
+    const op = decisionEffects(
+      state,
+      unchanged(state),
+      { kind: "change", input: "operator" },
+      now,
+      p,
+    );
     expect(op.notifications).toEqual([]);
   });
 
@@ -236,7 +239,7 @@ describe("decision effects", () => {
     const before = w.state();
     const action = { kind: "forceApprove", by: "op", reason: "urgent", ttlSeconds: 600 } as const;
     const d = applyOperatorAction(before, "e1", action, w.now(), p);
-    const e = decisionEffects(before, d, { kind: "operator" }, w.now(), p);
+    const e = decisionEffects(before, d, { kind: "change", input: "operator" }, w.now(), p);
     expect(e.report).toBeUndefined();
     expect(e.blockers).toBeUndefined();
     expect(e.facts).toEqual(decisionFacts(before, d));

@@ -1,8 +1,16 @@
-import { type ClusterState, type Coverage, type Decision, explain, isEnded } from "@quiesce/core";
+import {
+  type ClusterState,
+  type Coverage,
+  type Decision,
+  explain,
+  isEnded,
+  type ReportDecision,
+  type RoundKind,
+} from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { RelayReport } from "@quiesce/protocol/relay";
+import { coverageNotifications } from "../notify/coverageDue";
 import {
-  coverageNotifications,
   eventNotifications,
   fresh,
   imdsNotification,
@@ -48,8 +56,11 @@ export type Round =
       conflicts: number;
       firstBefore?: ClusterState;
     }
-  /** An operator's hold, release or force-approve of one event: like a report, what it changed. */
-  | { kind: "operator" }
+  /**
+   * Any other round (an operator's action, events Azure published, the control plane's claims
+   * and outcomes, agentless hooks, load-balancer steps): like a report, what it changed.
+   */
+  | { kind: "change"; input: Exclude<RoundKind, "report" | "tick"> }
   /**
    * The sweep's tick of the whole cluster: every notification still due (level-triggered, so
    * whatever a report missed, e.g. a crash between commit and enqueue, or `blocked`, which only
@@ -61,7 +72,7 @@ export type Round =
 /** The effects of one decision, once committed (a tick's also when it changed nothing). */
 export function decisionEffects(
   before: ClusterState,
-  decision: Decision,
+  decision: Decision | ReportDecision,
   round: Round,
   now: number,
   policy: Policy,
@@ -71,7 +82,8 @@ export function decisionEffects(
   switch (round.kind) {
     case "report": {
       const { report, attempts, conflicts } = round;
-      effects.report = { outcome: decision.applied ? "applied" : "stale", attempts, conflicts };
+      const applied = "reply" in decision && decision.reply.applied;
+      effects.report = { outcome: applied ? "applied" : "stale", attempts, conflicts };
       const since = round.firstBefore ?? before;
       if (after === before && after === since && !report.imds) return effects;
       // Metrics count what the attempt that landed changed, once; notifications may be queued
@@ -82,7 +94,7 @@ export function decisionEffects(
       if (imds) effects.notifications.push(imds);
       return effects;
     }
-    case "operator":
+    case "change":
       effects.facts = decisionFacts(before, decision);
       effects.notifications = newlyDue(before, after, now, policy);
       return effects;

@@ -8,6 +8,8 @@ import {
   type RejectedEvent,
   webhookValidationHeaders,
 } from "@quiesce/protocol/maintenance";
+import { invocationLogger } from "../log";
+import { settingName } from "../options";
 import type { IntakeSummary } from "../published/intake";
 import { type Handler, jsonBody } from "./compose";
 import type { HandlerDeps } from "./deps";
@@ -46,16 +48,17 @@ function recordRejected(
 ): void {
   if (rejected.length === 0) return;
   deps.telemetry.eventGridRejected(channel, rejected.length);
-  for (const r of rejected) context.error(`Event Grid: event not used: ${r.reason}`);
+  const log = invocationLogger(context, { channel });
+  for (const r of rejected) log.error("Event Grid: event not used", { id: r.id, reason: r.reason });
 }
 
 export function eventGridWebhookHandler(deps: HandlerDeps, intake: Intake): Handler {
   return async (request, context) => {
-    const key = deps.settings.QUIESCE_EVENT_GRID_KEY;
-    if (!deps.settings.QUIESCE_CONTROL_PLANE_EVENTS || !key)
+    const { enabled, eventGridKey: key } = deps.options.controlPlaneEvents;
+    if (!enabled || !key)
       return problem(
         404,
-        "Event Grid intake is off (QUIESCE_CONTROL_PLANE_EVENTS, QUIESCE_EVENT_GRID_KEY)",
+        `Event Grid intake is off (${settingName("CONTROL_PLANE_EVENTS")}, ${settingName("EVENT_GRID_KEY")})`,
       );
     // Both Event Grid's POSTs and CloudEvents' OPTIONS go to the exact registered URL, key included.
     const code = request.query.get("code") ?? "";
@@ -64,7 +67,9 @@ export function eventGridWebhookHandler(deps: HandlerDeps, intake: Intake): Hand
     if (request.method.toUpperCase() === "OPTIONS") {
       const asked = parseWebhookValidationRequest((name) => request.headers.get(name));
       if (!asked.ok) return problem(400, asked.error, { allow: "POST, OPTIONS" });
-      context.info(`CloudEvents webhook validation answered for ${asked.value.origin}`);
+      invocationLogger(context).info("CloudEvents webhook validation answered", {
+        origin: asked.value.origin,
+      });
       return { status: 200, headers: webhookValidationHeaders(asked.value) };
     }
     const parsed = await jsonBody(
@@ -77,9 +82,9 @@ export function eventGridWebhookHandler(deps: HandlerDeps, intake: Intake): Hand
     if (!parsed.ok) return parsed.error;
     const delivery = parsed.value;
     if (delivery.kind === "validation") {
-      context.info(
-        `Event Grid subscription validation answered (${delivery.validationCode.slice(0, 8)}…)`,
-      );
+      invocationLogger(context).info("Event Grid subscription validation answered", {
+        code: `${delivery.validationCode.slice(0, 8)}…`,
+      });
       return json(200, { validationResponse: delivery.validationCode });
     }
     // The usable events first: a 400 then dead-letters the whole delivery, and a later
@@ -98,8 +103,10 @@ export function eventGridWebhookHandler(deps: HandlerDeps, intake: Intake): Hand
 /** The Azure Functions Event Grid trigger's handler: one event per invocation. */
 export function eventGridTriggerHandler(deps: HandlerDeps, intake: Intake) {
   return async (event: unknown, context: InvocationContext): Promise<void> => {
-    if (!deps.settings.QUIESCE_CONTROL_PLANE_EVENTS) {
-      context.warn("Event Grid delivery ignored: QUIESCE_CONTROL_PLANE_EVENTS is off");
+    if (!deps.options.controlPlaneEvents.enabled) {
+      invocationLogger(context).warn(
+        `Event Grid delivery ignored: ${settingName("CONTROL_PLANE_EVENTS")} is off`,
+      );
       return;
     }
     const parsed = parseEventGridDelivery([event]);
@@ -114,9 +121,11 @@ export function eventGridTriggerHandler(deps: HandlerDeps, intake: Intake) {
     // a release that reads it may come within its 24 hours; the metric says it happened.
     if (rejected.length > 0)
       throw new Error(`Event Grid event not used: ${rejected.map((r) => r.reason).join("; ")}`);
-    if (summary && (deps.settings.QUIESCE_DEBUG || summary.applied > 0))
-      context.info(
-        `Event Grid: ${summary.applied} applied, ${summary.unchanged} unchanged, ${summary.unclaimed} unclaimed`,
-      );
+    if (summary && (deps.options.debug || summary.applied > 0))
+      invocationLogger(context).info("Event Grid: delivery applied", {
+        applied: summary.applied,
+        unchanged: summary.unchanged,
+        unclaimed: summary.unclaimed,
+      });
   };
 }

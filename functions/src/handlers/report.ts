@@ -1,5 +1,4 @@
 import { memberKey } from "@quiesce/core";
-import { policyFor } from "@quiesce/protocol/policy";
 import {
   PROTOCOL_VERSION,
   parseRelayReport,
@@ -8,6 +7,7 @@ import {
 } from "@quiesce/protocol/relay";
 import { attestationMode } from "../attestation";
 import { authorizeRelayForVm } from "../auth";
+import { invocationLogger } from "../log";
 import { attestationStep } from "../pipeline/attest";
 import { processReport } from "../pipeline/report";
 import { reportKeyProblems } from "../store";
@@ -24,12 +24,7 @@ import { json, problem } from "./http";
  */
 export function reportHandler(deps: HandlerDeps): Handler {
   return withAuth(deps, "relay", async (request, context, principal) => {
-    const parsed = await jsonBody(
-      request,
-      deps.settings.QUIESCE_MAX_BODY_BYTES,
-      parseRelayReport,
-      "report",
-    );
+    const parsed = await jsonBody(request, deps.options.maxBodyBytes, parseRelayReport, "report");
     if (!parsed.ok) return parsed.error;
     // Secrets never leave: an older or buggy relay may still send a token in a hook's detail.
     const report = redactReport(parsed.value);
@@ -39,13 +34,9 @@ export function reportHandler(deps: HandlerDeps): Handler {
       return problem(400, `invalid report: ${keyProblems.join("; ")}`);
     }
 
-    const policy = policyFor(deps.settings.QUIESCE_POLICY, report.cluster);
-    const mode = attestationMode(deps.settings, policy);
-    const allowed = authorizeRelayForVm(
-      principal,
-      report.vm,
-      deps.settings.QUIESCE_SHARED_RELAY_IDENTITIES,
-    );
+    const policy = deps.policies.for(report.cluster);
+    const mode = attestationMode(deps.options, policy);
+    const allowed = authorizeRelayForVm(principal, report.vm, deps.options.sharedRelayIdentities);
     // A relay identity that names no VM is bound by attestation where it is required: every
     // report must then come from the relay process that proved it runs on the reported VM.
     const attestedInstead = !allowed.ok && allowed.error.unbindable && mode === "require";
@@ -57,21 +48,27 @@ export function reportHandler(deps: HandlerDeps): Handler {
         : attestationStep(report, memberKey(report.vm.name), mode, {
             attestor: deps.attestor,
             telemetry: deps.telemetry,
-            periodMs: deps.settings.QUIESCE_ATTESTATION_PERIOD_HOURS * 3_600_000,
+            periodMs: deps.options.attestation.periodMs,
           });
     const outcome = await processReport(deps, report, policy, step);
     const { decision, hooksStored, ops, attestation, refusal } = outcome;
     // Under `attestation: require`: nothing applied; the body carries the challenge to answer.
     if (refusal) return json(refusal.status, { error: refusal.message, attestation });
-    if (deps.settings.QUIESCE_DEBUG)
-      context.debug(
-        `report ${report.cluster}/${report.vm.name} incarnation=${report.document?.DocumentIncarnation ?? "-"} applied=${decision.applied} directives=${decision.directives.length} table ops: ${ops.reads} reads, ${ops.queries} queries, ${ops.writes} writes, ${ops.conflicts} conflicts`,
-      );
+    if (deps.options.debug)
+      invocationLogger(context, { cluster: report.cluster, vm: report.vm.name }).debug("report", {
+        incarnation: report.document?.DocumentIncarnation ?? "-",
+        applied: decision.reply.applied,
+        directives: decision.reply.directives.length,
+        reads: ops.reads,
+        queries: ops.queries,
+        writes: ops.writes,
+        conflicts: ops.conflicts,
+      });
     const response: ReportResponse = {
       protocol: PROTOCOL_VERSION,
-      applied: decision.applied,
-      nextReportInSeconds: decision.nextReportInSeconds,
-      directives: decision.directives,
+      applied: decision.reply.applied,
+      nextReportInSeconds: decision.reply.nextReportInSeconds,
+      directives: decision.reply.directives,
       hooksStored,
       activeReportSeconds: policy.activeReportSeconds,
       ...(attestation ? { attestation } : {}),

@@ -3,6 +3,7 @@ import type { Attestor } from "../attestation";
 import type { CoordinatorSettings } from "../config";
 import type { ControlPlane } from "../controlPlane";
 import type { Notifier } from "../notify/notifier";
+import type { CoordinatorOptions, Policies } from "../options";
 import type { ClusterStore, RetryOptions } from "../store";
 import type { Telemetry } from "../telemetry/metrics";
 
@@ -10,6 +11,10 @@ import type { Telemetry } from "../telemetry/metrics";
 export interface PipelineDeps {
   store: ClusterStore;
   settings: CoordinatorSettings;
+  /** The settings as the code uses them (options.ts), built once at start-up. */
+  options: CoordinatorOptions;
+  /** The policy in force for each cluster. */
+  policies: Policies;
   clock: Clock;
   retry?: RetryOptions;
   telemetry: Telemetry;

@@ -1,18 +1,13 @@
 import type { InvocationContext } from "@azure/functions";
-import { type ClusterState, type EvaluationInputs, isEnded, tick } from "@quiesce/core";
-import { type Policy, policyFor } from "@quiesce/protocol/policy";
+import type { ClusterState } from "@quiesce/core";
+import { type Logger, silentLogger } from "@quiesce/protocol";
+import type { Policy } from "@quiesce/protocol/policy";
 import type { ControlPlaneSummary } from "../controlPlane";
-import {
-  ConcurrencyConflict,
-  commitDecision,
-  counted,
-  migrateMembers,
-  type OpCounts,
-} from "../store";
+import { invocationLogger } from "../log";
+import { type RoundOutcome, runRound } from "../rounds/runner";
+import { ConcurrencyConflict, counted, migrateMembers, type OpCounts } from "../store";
 import type { PipelineDeps } from "./deps";
 import { createSweepEffects, type SweepNotifications } from "./sweepEffects";
-
-const DAY_MS = 86_400_000;
 
 /** What the Resource Graph backstop (published/backstop.ts) did in a sweep round. */
 export interface BackstopSummary {
@@ -73,14 +68,16 @@ export function createSweep(
   let indexed = false;
   const effects = createSweepEffects(deps);
   return async (context?: InvocationContext): Promise<SweepSummary> => {
+    // Outside an invocation (tests, benchmarks) the sweep's summary is its whole report.
+    const log = context ? invocationLogger(context, { round: "sweep" }) : silentLogger;
     const { value, ops } = await counted(async () => {
       // Events Event Grid did not deliver first, so this round ticks the clusters they land in.
       const found = await backstop(context).catch((e: unknown) => {
-        context?.warn(`sweep: Resource Graph backstop: ${(e as Error).message}`);
+        log.warn("sweep: the Resource Graph backstop failed", { error: e });
         return null;
       });
       const now = deps.clock.now();
-      const eventRetentionMs = deps.settings.QUIESCE_EVENT_RETENTION_DAYS * DAY_MS;
+      const { eventRetentionMs } = deps.options;
       const clusters = await deps.store.clustersToSweep(now - eventRetentionMs);
       let changed = 0;
       let forgotten = 0;
@@ -88,38 +85,40 @@ export function createSweep(
       const skipped: string[] = [];
       const ticked = new Map<string, ClusterState>();
       for (const cluster of clusters) {
-        const loaded = await deps.store.loadCluster(cluster);
-        const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
-        const inputs = await gateInputs(deps, loaded.state, policy);
-        const d = tick(loaded.state, deps.clock.now(), policy, { eventRetentionMs, inputs });
-        ticked.set(cluster, loaded.state);
-        if (d.state === loaded.state && d.forget.length === 0 && d.transitions.length === 0) {
-          effects.afterTick(loaded.state, d, policy);
-          await runControlPlane(deps, d.state, policy, controlPlane, context);
-          continue;
-        }
+        const policy = deps.policies.for(cluster);
+        let round: RoundOutcome;
         try {
-          await commitDecision(deps.store, loaded, d);
-          changed++;
-          forgotten += d.forget.length;
-          ticked.set(cluster, d.state);
-          effects.afterTick(loaded.state, d, policy);
+          round = await runRound(
+            deps,
+            cluster,
+            { kind: "tick", eventRetentionMs, inputs: {} },
+            {
+              policy,
+              evaluationInputs: (state) => deps.controlPlane.waitingGateInputs(state, policy),
+              retryConflicts: false,
+              effects: "return",
+            },
+          );
         } catch (e) {
           if (!(e instanceof ConcurrencyConflict)) throw e;
           skipped.push(cluster); // a report wrote meanwhile and re-evaluated; next round catches up
           continue;
         }
-        await runControlPlane(deps, d.state, policy, controlPlane, context);
+        ticked.set(cluster, round.decision.state);
+        if (round.committed) {
+          changed++;
+          forgotten += round.decision.forget.length;
+        }
+        if (round.effects) effects.afterTick(round.effects);
+        await runControlPlane(deps, round.decision.state, policy, controlPlane, log);
       }
       const notifications = await effects.afterSweep(ticked).catch((e: unknown) => {
-        context?.warn(`sweep: notifications and coverage: ${(e as Error).message}`);
+        log.warn("sweep: notifications and coverage failed", { error: e });
         return { queued: 0, delivered: 0, retried: 0, dropped: 0 };
       });
       let historyPurged = 0;
       if (now - lastHistoryPurge >= HISTORY_PURGE_INTERVAL_MS) {
-        historyPurged = await deps.store.purgeHistory(
-          now - deps.settings.QUIESCE_HISTORY_RETENTION_DAYS * DAY_MS,
-        );
+        historyPurged = await deps.store.purgeHistory(now - deps.options.historyRetentionMs);
         lastHistoryPurge = now;
       }
       let membersMoved = 0;
@@ -150,26 +149,12 @@ export function createSweep(
       };
     });
     const summary = { ...value, ops };
-    if (deps.settings.QUIESCE_DEBUG || summary.changed > 0)
-      context?.info(
+    if (deps.options.debug || summary.changed > 0)
+      log.info(
         `sweep: ${summary.clusters} clusters, ${summary.changed} changed, ${summary.skipped.length} skipped, ${summary.forgotten} forgotten, ${summary.historyPurged} history rows purged; table ops ${ops.reads}r/${ops.queries}q/${ops.writes}w`,
       );
     return summary;
   };
-}
-
-/**
- * Gates are evaluated only while an event of the cluster may still need an approval: the rule of
- * every round without a relay to elect (the sweep, an Event Grid delivery: published/intake.ts).
- */
-export async function gateInputs(
-  deps: PipelineDeps,
-  state: ClusterState,
-  policy: Policy,
-): Promise<EvaluationInputs> {
-  if (policy.gates.length === 0) return {};
-  const waiting = Object.values(state.events).some((e) => !isEnded(e) && e.approvedAt === null);
-  return waiting ? { gates: await deps.controlPlane.gates.evaluate(state, policy) } : {};
 }
 
 /**
@@ -181,7 +166,7 @@ async function runControlPlane(
   state: ClusterState,
   policy: Policy,
   into: ControlPlaneSummary,
-  context?: InvocationContext,
+  log: Logger,
 ): Promise<void> {
   try {
     const r = await deps.controlPlane.runDue(state, policy);
@@ -190,6 +175,6 @@ async function runControlPlane(
     into.takenDown += r.takenDown;
     into.restored += r.restored;
   } catch (e) {
-    context?.warn(`sweep: control plane in ${state.cluster}: ${(e as Error).message}`);
+    log.child({ cluster: state.cluster }).warn("sweep: control plane failed", { error: e });
   }
 }

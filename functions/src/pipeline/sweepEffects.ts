@@ -1,7 +1,7 @@
-import { type ClusterState, coverage, type Decision } from "@quiesce/core";
-import { type Policy, policyFor } from "@quiesce/protocol/policy";
+import { type ClusterState, coverage } from "@quiesce/core";
+import type { Policy } from "@quiesce/protocol/policy";
 import { attestationMode } from "../attestation";
-import { coverageEffects, decisionEffects, type Effects } from "../effects/derive";
+import { coverageEffects, type Effects } from "../effects/derive";
 import { runEffects } from "../effects/run";
 import type { Notification } from "../notify/due";
 import type { DeliverySummary } from "../notify/notifier";
@@ -31,9 +31,9 @@ export function createSweepEffects(deps: PipelineDeps) {
     runEffects({ telemetry: deps.telemetry, notify: (ns, policy) => due.push({ ns, policy }) }, e);
 
   return {
-    /** After a cluster's tick, committed or (when nothing changed) not. */
-    afterTick(before: ClusterState, d: Decision, policy: Policy): void {
-      run(decisionEffects(before, d, { kind: "tick" }, deps.clock.now(), policy));
+    /** After a cluster's tick, committed or (when nothing changed) not: its round's effects. */
+    afterTick(e: Effects): void {
+      run(e);
     },
 
     /** After every cluster was ticked: coverage, queueing, delivery, purge. */
@@ -45,10 +45,10 @@ export function createSweepEffects(deps: PipelineDeps) {
       if (all) lastCoverage = now;
       const states = all ? await coverageStates(deps, now, ticked) : [...ticked.values()];
       for (const state of states) {
-        const policy = policyFor(deps.settings.QUIESCE_POLICY, state.cluster);
+        const policy = deps.policies.for(state.cluster);
         const c = coverage(state, now, policy);
         // Attestation off (or no control plane): what members' rows say of it is old news.
-        const off = attestationMode(deps.settings, policy) === "off";
+        const off = attestationMode(deps.options, policy) === "off";
         run(coverageEffects(off ? { ...c, unattested: [] } : c, now, policy));
       }
       if (deps.notifier.sinksConfigured().length === 0) {
@@ -61,7 +61,7 @@ export function createSweepEffects(deps: PipelineDeps) {
       const delivery = await deps.notifier.deliverDue();
       if (now - lastPurge >= OUTBOX_PURGE_INTERVAL_MS) {
         lastPurge = now;
-        await deps.notifier.purge(now - (deps.settings.QUIESCE_EVENT_RETENTION_DAYS + 1) * DAY_MS);
+        await deps.notifier.purge(now - deps.options.eventRetentionMs - DAY_MS);
       }
       return { queued, ...delivery };
     },

@@ -1,5 +1,6 @@
 import type { InvocationContext } from "@azure/functions";
 import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
+import { invocationLogger } from "../log";
 import type { PipelineDeps } from "../pipeline/deps";
 import type { BackstopSummary } from "../pipeline/sweep";
 import type { ClaimIndexCache } from "./claimIndexCache";
@@ -22,14 +23,14 @@ type Intake = (
 export function createBackstop(deps: PipelineDeps, claims: ClaimIndexCache, intake: Intake) {
   let notBefore = Number.NEGATIVE_INFINITY;
   return async (context?: InvocationContext): Promise<BackstopSummary | null> => {
-    const s = deps.settings;
-    const intervalMs = s.QUIESCE_RESOURCE_GRAPH_INTERVAL_SECONDS * 1000;
+    const o = deps.options.controlPlaneEvents;
+    const intervalMs = o.resourceGraphIntervalMs;
     const now = deps.clock.now();
-    if (!s.QUIESCE_CONTROL_PLANE_EVENTS || intervalMs === 0 || now < notBefore) return null;
+    if (!o.enabled || intervalMs === 0 || now < notBefore) return null;
     notBefore = now + intervalMs;
     const subscriptions =
-      s.QUIESCE_RESOURCE_GRAPH_SUBSCRIPTIONS.length > 0
-        ? s.QUIESCE_RESOURCE_GRAPH_SUBSCRIPTIONS
+      o.resourceGraphSubscriptions.length > 0
+        ? o.resourceGraphSubscriptions
         : await claims.subscriptions();
     const none = { subscriptions: subscriptions.length, pages: 0, observations: 0, intake: null };
     if (subscriptions.length === 0) return { ...none, error: null };
@@ -39,7 +40,7 @@ export function createBackstop(deps: PipelineDeps, claims: ClaimIndexCache, inta
       if (scan.error.retryAfterMs !== undefined)
         notBefore = Math.max(notBefore, now + scan.error.retryAfterMs);
       const error = `Resource Graph ${scan.error.status || "request"} ${scan.error.code}: ${scan.error.message}`;
-      context?.warn(`sweep: backstop: ${error}`);
+      if (context) invocationLogger(context).warn("sweep: backstop failed", { error });
       return { ...none, error };
     }
     const known = await deps.store.eventClusters();
@@ -47,8 +48,8 @@ export function createBackstop(deps: PipelineDeps, claims: ClaimIndexCache, inta
       knownClusters: known,
       skipUnknownEnded: true,
     });
-    if (summary.applied > 0)
-      context?.info(
+    if (summary.applied > 0 && context)
+      invocationLogger(context).info(
         `sweep: Resource Graph found ${summary.applied} change(s) Event Grid had not delivered`,
       );
     return {

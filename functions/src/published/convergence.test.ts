@@ -85,7 +85,9 @@ function deliver(obs: readonly ControlPlaneObservation[]) {
   for (const o of obs) {
     const d = applyPublished(state, o, T0, p);
     if (d.state !== state)
-      sent.push(...decisionEffects(state, d, { kind: "operator" }, T0, p).notifications);
+      sent.push(
+        ...decisionEffects(state, d, { kind: "change", input: "published" }, T0, p).notifications,
+      );
     state = d.state;
   }
   return { state, sent };

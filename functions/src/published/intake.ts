@@ -1,21 +1,16 @@
-import { applyPublishedBatch, needsClusterEvents } from "@quiesce/core";
 import { eventKey } from "@quiesce/protocol/imds";
 import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
-import { policyFor } from "@quiesce/protocol/policy";
-import { countsEveryMember } from "../controlPlane";
-import { decisionEffects } from "../effects/derive";
-import { runEffects } from "../effects/run";
 import type { PipelineDeps } from "../pipeline/deps";
-import { gateInputs } from "../pipeline/sweep";
-import { commitDecision, counted, mapLimit, withConflictRetry } from "../store";
+import { runRound } from "../rounds/runner";
+import { mapLimit } from "../store";
 import type { ClaimIndexCache } from "./claimIndexCache";
 
 /**
  * Events Azure published off the VM (an Event Grid delivery, a Resource Graph page) into the
  * clusters they belong to: each observation goes to the cluster(s) already holding its event,
- * else to those claiming its scope (claims.ts), else to QUIESCE_UNCLAIMED_CLUSTER; there it is
- * applied by the core (core/src/rounds/published.ts) under the cluster's ETags, committed, and its
- * effects run like an operator action's. A cluster whose state moved is handed to `followUp`
+ * else to those claiming its scope (claims.ts), else to the unclaimed cluster (a setting); there it is
+ * applied by the core (core/src/rounds/published.ts) in one round (rounds/runner.ts), whose
+ * effects are derived like every round's. A cluster whose state moved is handed to `followUp`
  * (the coordinator's own drains and approvals, controlPlane/agentlessRun.ts), not awaited here.
  */
 export interface IntakeSummary {
@@ -65,14 +60,15 @@ export function createPublishedIntake(
       skipped: 0,
       clusters: [],
     };
-    const fallback = deps.settings.QUIESCE_UNCLAIMED_CLUSTER;
+    // null: unclaimed observations are dropped (the setting is "off").
+    const fallback = deps.options.unclaimedCluster;
     const keys = [...new Set(observations.map((o) => eventKey(o.event.EventId)))];
     const holding = new Map<string, string[]>();
     await mapLimit(keys, LOOKUPS_IN_FLIGHT, async (key) => {
       let clusters = opts.knownClusters
         ? [...(opts.knownClusters.get(key) ?? [])]
         : await deps.store.findEventClusters(key);
-      if (clusters.length > 1 && clusters.includes(fallback)) {
+      if (fallback !== null && clusters.length > 1 && clusters.includes(fallback)) {
         // Held as unclaimed until a relay reported it into its own cluster: that one owns it now.
         await deps.store.forgetEvent(fallback, key);
         clusters = clusters.filter((c) => c !== fallback);
@@ -93,7 +89,7 @@ export function createPublishedIntake(
         clusters = await claims.claim(obs.scope, obs.event.Resources);
         if (clusters.length === 0) {
           summary.unclaimed++;
-          if (fallback === "off") continue;
+          if (fallback === null) continue;
           clusters = [fallback];
         }
         holding.set(key, clusters);
@@ -137,54 +133,21 @@ function chunkByEvent(list: readonly ControlPlaneObservation[]): ControlPlaneObs
   );
 }
 
-/** Some observations of one cluster, applied together: which of them changed anything. */
+/** Some observations of one cluster, applied together in one round: which changed anything. */
 async function applyTo(
   deps: PipelineDeps,
   cluster: string,
   observations: readonly ControlPlaneObservation[],
 ): Promise<boolean[]> {
-  const policy = policyFor(deps.settings.QUIESCE_POLICY, cluster);
-  const keys = [...new Set(observations.map((o) => eventKey(o.event.EventId)))];
-  const vms = observations.flatMap((o) => o.event.Resources);
-  const { value } = await counted(() =>
-    withConflictRetry(async () => {
-      // The events' own rows, as a report reads them: not the whole cluster, which at 10,000 VMs
-      // is every member row, nor its events partition, which holds every event kept for
-      // retention. A live-relays gate counts every member, so with one the whole cluster is
-      // read, as the sweep does.
-      let loaded = countsEveryMember(policy)
-        ? await deps.store.loadCluster(cluster, keys)
-        : await deps.store.loadEvents(cluster, keys, vms, { onlyTheseEvents: true });
-      const decide = async () =>
-        applyPublishedBatch(
-          loaded.state,
-          observations,
-          deps.clock.now(),
-          policy,
-          await gateInputs(deps, loaded.state, policy),
-        );
-      let decided = await decide();
-      // An election counts the cluster's events in flight (the budget): read them only then.
-      if (loaded.onlyItsEvents && needsClusterEvents(loaded.state, decided.decision.state)) {
-        loaded = await deps.store.addClusterEvents(loaded);
-        decided = await decide();
-      }
-      const { decision, changed } = decided;
-      if (decision.state === loaded.state) return { changed, effects: null };
-      await commitDecision(deps.store, loaded, decision);
-      return { changed, effects: { before: loaded.state, decision } };
-    }, deps.retry),
+  const policy = deps.policies.for(cluster);
+  // The events' own rows, as a report reads them: not the whole cluster, which at 10,000 VMs is
+  // every member row, nor its events partition, which holds every event kept for retention
+  // (core/src/rounds/round.ts, readSet). The gates are asked on every read, as the sweep does.
+  const outcome = await runRound(
+    deps,
+    cluster,
+    { kind: "published", observations, inputs: {} },
+    { policy, evaluationInputs: (state) => deps.controlPlane.waitingGateInputs(state, policy) },
   );
-  if (value.effects)
-    runEffects(
-      { telemetry: deps.telemetry, notify: (ns, p) => deps.notifier.afterCommit(ns, p) },
-      decisionEffects(
-        value.effects.before,
-        value.effects.decision,
-        { kind: "operator" },
-        deps.clock.now(),
-        policy,
-      ),
-    );
-  return value.changed;
+  return outcome.changed ?? observations.map(() => false);
 }

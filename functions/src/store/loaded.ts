@@ -10,9 +10,10 @@ export interface Loaded {
   state: ClusterState;
   etags: Map<string, string>;
   /**
-   * Only the report's own events were read, not the cluster's others (stateReader.ts): enough
+   * Only the round's own events were read, not the cluster's others (stateReader.ts): enough
    * unless the decision may elect an approver, which counts the events in flight
-   * (`needsClusterEvents`).
+   * (`needsClusterEvents`). False once every event of the cluster is read; absent on an empty
+   * load (which holds no event to decide).
    */
   onlyItsEvents?: boolean;
   /**

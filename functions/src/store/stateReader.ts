@@ -55,6 +55,7 @@ export class StateReader {
     opts: { idleHeartbeat: boolean },
   ): Promise<Loaded> {
     const loaded = emptyLoaded(cluster);
+    loaded.onlyItsEvents = true; // none of the cluster's events yet: no election on this alone
     const cached = opts.idleHeartbeat ? this.idleMembers.get(cluster, mk) : undefined;
     if (cached) {
       loaded.state.members[mk] = cached.member;
@@ -160,7 +161,7 @@ export class StateReader {
           (r) => r !== null,
         )
       : await this.tables.Events.query(odata`PartitionKey eq ${pk}`);
-    if (opts.onlyItsEvents) loaded.onlyItsEvents = true;
+    loaded.onlyItsEvents = opts.onlyItsEvents ?? false;
     for (const row of rows) if (!isBudgetRow(row)) this.rows.addEvent(loaded, row);
     const only = opts.readinessOnlyFor;
     // A report's own events are read even without an event row: an attempt that failed after
