@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clearSecrets, REDACTED, redact } from "@quiesce/protocol";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { connectKubernetes } from "./client";
-import { TOKEN_REREAD_MS, tokenFileSource } from "./token";
+import { connectKubernetes } from "../../src/kubernetes/client";
+import { TOKEN_REREAD_MS, tokenFileSource } from "../../src/kubernetes/token";
 
 afterEach(() => clearSecrets());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hookTimeoutMs, MIN_HOOK_TIMEOUT_MS } from "./timeouts";
+import { hookTimeoutMs, MIN_HOOK_TIMEOUT_MS } from "../../src/decisions/timeouts";
 
 const NOW = Date.parse("2026-01-01T00:00:00Z");
 

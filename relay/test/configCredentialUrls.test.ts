@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRelaySettings } from "./config";
+import { parseRelaySettings } from "../src/config";
 
 /**
  * Every setting naming a URL the relay sends a credential to (its shared key or its VM's Entra

@@ -7,10 +7,10 @@ import {
   parseRelaySettings,
   RELAY_SETTING_NAMES,
   redactSettings,
-} from "./config";
-import { apiServerUrl } from "./kubernetes/hook";
-import { relayConfigFrom } from "./options";
-import { RELAY_VERSION } from "./version";
+} from "../src/config";
+import { apiServerUrl } from "../src/kubernetes/hook";
+import { relayConfigFrom } from "../src/options";
+import { RELAY_VERSION } from "../src/version";
 
 const base = {
   QUIESCE_COORDINATOR_URL: "http://127.0.0.1:7071",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { nodeOfVm } from "./names";
-import type { NodeInfo } from "./objects";
+import { nodeOfVm } from "../../src/kubernetes/names";
+import type { NodeInfo } from "../../src/kubernetes/objects";
 
 /** Which node is this VM: exactly one, or an error that names every candidate. */
 

@@ -6,7 +6,7 @@ import {
   MIRROR_ANNOTATION,
   skipReason,
   verdict,
-} from "./evictions";
+} from "../../src/kubernetes/evictions";
 import {
   CORDONED_ANNOTATION,
   cordonPatch,
@@ -14,9 +14,9 @@ import {
   EXCLUDE_LABEL,
   EXCLUDED_ANNOTATION,
   uncordonPatch,
-} from "./marks";
-import { nodeOfVm, providerIdMatches } from "./names";
-import type { NodeInfo, PodInfo } from "./objects";
+} from "../../src/kubernetes/marks";
+import { nodeOfVm, providerIdMatches } from "../../src/kubernetes/names";
+import type { NodeInfo, PodInfo } from "../../src/kubernetes/objects";
 
 /** The drain's pure decisions: names, which pods, grace caps, retries, verdicts, node marks. */
 

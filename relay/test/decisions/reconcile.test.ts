@@ -11,8 +11,8 @@ import {
   recordApprovals,
   reportedHooks,
   requestRecover,
-} from "./reconcile";
-import { emptyState, type RelayState } from "./state";
+} from "../../src/decisions/reconcile";
+import { emptyState, type RelayState } from "../../src/decisions/state";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 const ev = (

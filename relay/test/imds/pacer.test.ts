@@ -1,6 +1,6 @@
 import { startLagMonitor } from "@quiesce/testkit/lag";
 import { describe, expect, it } from "vitest";
-import { Pacer } from "./pacer";
+import { Pacer } from "../../src/imds/pacer";
 
 /**
  * "At once" means without waiting on any timer: the slot resolves before a macrotask queued at the

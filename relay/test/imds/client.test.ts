@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ImdsStandIn } from "../../test/support/imdsStandIn";
-import { ImdsClient } from "./client";
+import { ImdsClient } from "../../src/imds/client";
+import { ImdsStandIn } from "../support/imdsStandIn";
 
 const event = {
   EventId: "E1",

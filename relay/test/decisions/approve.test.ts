@@ -1,6 +1,6 @@
 import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import { describe, expect, it } from "vitest";
-import { planApproval, REPOST_AFTER_MS } from "./approve";
+import { planApproval, REPOST_AFTER_MS } from "../../src/decisions/approve";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 const doc: ScheduledEventsDocument = {

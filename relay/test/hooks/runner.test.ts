@@ -3,12 +3,12 @@ import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDir, waitFor } from "../../test/support/wait";
-import { parseRelaySettings } from "../config";
-import { relayConfigFrom } from "../options";
-import { OUTPUT_LIMIT_BYTES } from "./outcome";
-import type { HookPayload } from "./payload";
-import { hookRunner } from "./runner";
+import { parseRelaySettings } from "../../src/config";
+import { OUTPUT_LIMIT_BYTES } from "../../src/hooks/outcome";
+import type { HookPayload } from "../../src/hooks/payload";
+import { hookRunner } from "../../src/hooks/runner";
+import { relayConfigFrom } from "../../src/options";
+import { tempDir, waitFor } from "../support/wait";
 
 /** The hooks' targets, as start-up builds them from the settings. */
 const targets = (settings: Record<string, unknown>) =>

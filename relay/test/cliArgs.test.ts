@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCliArgs } from "./cliArgs";
+import { parseCliArgs } from "../src/cliArgs";
 
 describe("relay arguments", () => {
   it("reads every flag, --config FILE and --config=FILE", () => {
