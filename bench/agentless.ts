@@ -89,6 +89,7 @@ export async function measureAgentless(
         throw new Error(`round ${g.name}: no approval, delivery or drain recorded`);
       total.push(sim.approvedAt.realMs - delivery.firstSentAtMs);
       toDrain.push(firstDrain.startedAt - (delivery.answeredAtMs ?? delivery.firstSentAtMs));
+      // A pause between rounds, not a premise: the event is Completed (its recovers done) above.
       await delay(200);
     }
     const result: AgentlessResult = {

@@ -6,6 +6,7 @@ import type { ConvergenceResult } from "./convergence";
 import type { CostResult } from "./cost";
 import type { DeliveryResult } from "./delivery";
 import type { EventsResult } from "./events";
+import type { FigureRecord } from "./figures";
 import type { PartitionsResult } from "./partitions";
 import type { ScaleResult } from "./scale";
 import type { StatusScaleResult } from "./statusScale";
@@ -19,8 +20,14 @@ export interface BenchResults {
   date: string;
   machine: { cpu: string; cores: number; node: string; platform: string };
   durationSeconds: number;
-  events: EventsResult;
-  throughput: ThroughputResult;
+  /**
+   * Each figure of the run: measured, partial (some rounds lost, each with why) or failed (with
+   * why), how long it took and how idle the machine was meanwhile. Absent from runs before it.
+   */
+  figures?: FigureRecord[];
+  /** (a)(b); every section is absent when its figure failed (its record in `figures` says why). */
+  events?: EventsResult;
+  throughput?: ThroughputResult;
   /** (e) budget hand-off and (f) convergence after a coordinator restart. */
   convergence?: ConvergenceResult;
   /** (g) cost per VM-month from measured operations, wall time and telemetry. */

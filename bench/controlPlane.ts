@@ -1,8 +1,10 @@
 import type { LocalCluster } from "@quiesce/demo";
 import { delay } from "@quiesce/protocol";
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
-import { startHookedCluster, waitForPhase } from "@quiesce/testkit/cluster";
+import { startHookedCluster } from "@quiesce/testkit/cluster";
+import type { Markers } from "@quiesce/testkit/markers";
 import { type ControlPlaneSample, cutOffRound, noRelayRound } from "./controlPlaneRounds";
+import { describeFailure, type FailedRound, premise, settleRounds } from "./premise";
 import { round, type Summary, summary } from "./stats";
 
 /**
@@ -38,6 +40,8 @@ export interface ControlPlaneRun {
   noRelay: ControlPlaneFigures;
   cutOff: ControlPlaneFigures;
   samples: ControlPlaneSample[];
+  /** Rounds that measured nothing, and why (a premise not met, or the system failing). */
+  failedRounds?: FailedRound[];
 }
 
 export interface ControlPlaneResult {
@@ -50,6 +54,8 @@ export interface ControlPlaneResult {
   approvalLeaseSeconds: number;
   activeReportSeconds: number;
   runs: ControlPlaneRun[];
+  /** Sweep settings not run (the one before could not leave the cluster quiet), and why. */
+  settingsNotRun?: FailedRound[];
 }
 
 /**
@@ -61,27 +67,30 @@ export const STAGGER_MS = 1_618;
 
 type Group = { name: string; vms: string[] };
 
-/** Both causes' rounds at once, on the coordinator as it sweeps now; every event ended after. */
+/** Both causes' rounds at once, on the coordinator as it sweeps now; a round that fails is listed. */
 async function runAt(
   c: LocalCluster,
+  markers: Markers,
   sweepSeconds: number,
   groups: { noRelay: Group[]; cutOff: Group[] },
   log: (s: string) => void,
-): Promise<ControlPlaneRun> {
+): Promise<{ run: ControlPlaneRun; started: Set<string> }> {
   const p = DEFAULT_POLICY;
-  const rounds = [
-    ...groups.noRelay.map(async (g, i) => {
-      await delay(i * STAGGER_MS);
-      return noRelayRound(c, g.name, g.vms, p.controlPlaneApproval.afterSeconds);
-    }),
-    ...groups.cutOff.map(async (g, i) => {
-      await delay(i * STAGGER_MS + STAGGER_MS / 2);
-      return cutOffRound(c, g.name, g.vms, p.approvalLeaseSeconds);
-    }),
-  ];
-  const samples = await Promise.all(rounds);
-  // The next setting starts from a quiet cluster: every event recovered.
-  for (const s of samples) await waitForPhase(c, s.eventId, ["Completed"], 120_000, 250);
+  const started = new Set<string>();
+  const { samples, failed } = await settleRounds([
+    ...groups.noRelay.map((g, i) => ({
+      round: `${g.name} (relays died)`,
+      run: delay(i * STAGGER_MS).then(() =>
+        noRelayRound(c, markers, g.name, g.vms, p.controlPlaneApproval.afterSeconds, started),
+      ),
+    })),
+    ...groups.cutOff.map((g, i) => ({
+      round: `${g.name} (cut off)`,
+      run: delay(i * STAGGER_MS + STAGGER_MS / 2).then(() =>
+        cutOffRound(c, g.name, g.vms, p.approvalLeaseSeconds, started),
+      ),
+    })),
+  ]);
   const figures = (of: ControlPlaneSample[]): ControlPlaneFigures => ({
     delayMs: summary(of.map((s) => s.delayMs)),
     savedShare: summary(of.map((s) => round(s.savedShare, 4))),
@@ -93,11 +102,42 @@ async function runAt(
     noRelay: figures(samples.filter((s) => s.cause === "noRelay")),
     cutOff: figures(samples.filter((s) => s.cause === "cutOff")),
     samples,
+    failedRounds: failed,
   };
   log(
-    `(j) sweep ${sweepSeconds} s: due -> acknowledge median ${run.all.delayMs.median} ms, p90 ${run.all.delayMs.p90} ms; notice saved median ${run.noRelay.savedShare.median} (relays died), ${run.cutOff.savedShare.median} (cut off)`,
+    `(j) sweep ${sweepSeconds} s: due -> acknowledge median ${run.all.delayMs.median} ms, p90 ${run.all.delayMs.p90} ms; notice saved median ${run.noRelay.savedShare.median} (relays died), ${run.cutOff.savedShare.median} (cut off)${failed.length > 0 ? `; ${failed.length} rounds not measured` : ""}`,
   );
-  return run;
+  for (const f of failed) log(`(j) sweep ${sweepSeconds} s, ${f.round}: ${f.problem}`);
+  return { run, started };
+}
+
+/**
+ * The next setting starts from a quiet cluster: every event of this one recovered, the failed
+ * rounds' included (each left its group's relays running and its event released).
+ */
+function settled(c: LocalCluster, started: Set<string>, sweepSeconds: number) {
+  return premise(
+    `every event of the ${sweepSeconds} s sweep setting Completed before the next`,
+    async () => {
+      for (const id of started) {
+        const d = await c.status.event(id, c.cluster);
+        if (d.phase !== "Completed") throw new Error(`${id} ${d.phase}: ${d.waitingFor ?? ""}`);
+      }
+      return true;
+    },
+    120_000,
+    250,
+  );
+}
+
+/** What (j) could not measure: its lost rounds, and the sweep settings it could not run. */
+export function controlPlaneProblems(r: ControlPlaneResult): string[] {
+  return [
+    ...r.runs.flatMap((x) =>
+      (x.failedRounds ?? []).map((f) => `sweep ${x.sweepSeconds} s, ${f.round}: ${f.problem}`),
+    ),
+    ...(r.settingsNotRun ?? []).map((f) => `${f.round}: ${f.problem}`),
+  ];
 }
 
 /** The default QUIESCE_SWEEP_SCHEDULE sweeps every 10 s: the local host does so when given no interval. */
@@ -124,7 +164,7 @@ export async function measureControlPlane(
   const noRelay = groups("nr");
   const cutOff = groups("co");
   const [first = DEFAULT_SWEEP_SECONDS, ...others] = sweepSeconds;
-  const { c, stop } = await startHookedCluster({
+  const { c, markers, stop } = await startHookedCluster({
     cluster: "bench-control-plane",
     timeScale: 1,
     topology: {
@@ -139,11 +179,34 @@ export async function measureControlPlane(
     ...interval(first),
   });
   try {
-    const runs = [await runAt(c, first, { noRelay, cutOff }, log)];
-    for (const seconds of others) {
-      await c.restartCoordinator({ sweepIntervalMs: seconds * 1000 });
-      runs.push(await runAt(c, seconds, { noRelay, cutOff }, log));
+    const runs: ControlPlaneRun[] = [];
+    const settingsNotRun: FailedRound[] = [];
+    const settings = [first, ...others];
+    for (const [i, seconds] of settings.entries()) {
+      // A setting whose cluster would not settle leaves the next ones nothing sound to run on.
+      const unsettled = settingsNotRun[0];
+      if (unsettled) {
+        settingsNotRun.push({ round: `sweep ${seconds} s not run`, problem: unsettled.problem });
+        continue;
+      }
+      try {
+        if (i > 0) await c.restartCoordinator({ sweepIntervalMs: seconds * 1000 });
+        const { run, started } = await runAt(c, markers, seconds, { noRelay, cutOff }, log);
+        runs.push(run);
+        if (i + 1 < settings.length) await settled(c, started, seconds);
+      } catch (e) {
+        const round = runs.at(-1)?.sweepSeconds === seconds ? "after" : "not run";
+        settingsNotRun.push({
+          round: `sweep ${seconds} s ${round}`,
+          problem: describeFailure(e).message,
+        });
+      }
     }
+    const measured = runs.filter((x) => x.samples.length > 0);
+    if (measured.length === 0)
+      throw new Error(
+        `no round measured: ${[...runs.flatMap((x) => x.failedRounds ?? []), ...settingsNotRun].map((f) => `${f.round}: ${f.problem}`).join("; ")}`,
+      );
     const p = DEFAULT_POLICY;
     return {
       date: new Date().toISOString(),
@@ -154,6 +217,7 @@ export async function measureControlPlane(
       approvalLeaseSeconds: p.approvalLeaseSeconds,
       activeReportSeconds: p.activeReportSeconds,
       runs,
+      ...(settingsNotRun.length > 0 ? { settingsNotRun } : {}),
     };
   } finally {
     await stop();

@@ -1,6 +1,8 @@
 import type { LocalCluster } from "@quiesce/demo";
 import { simEvent } from "@quiesce/testkit/cluster";
+import type { Markers } from "@quiesce/testkit/markers";
 import { waitFor } from "@quiesce/testkit/wait";
+import { check, PremiseNotMet, premise } from "./premise";
 
 /**
  * One round of the control-plane figure (bench/controlPlane.ts) on its own availability set of
@@ -31,6 +33,8 @@ export interface ControlPlaneSample {
 
 const NOTICE_SECONDS = 900;
 const TIMEOUT_MS = 180_000;
+/** How long a round's premise (the coordinator sees the event, every drain reported) may take. */
+const PREMISE_MS = 60_000;
 
 type Detail = Awaited<ReturnType<LocalCluster["status"]["event"]>>;
 type Entry = Detail["timeline"][number];
@@ -109,47 +113,87 @@ function saved(
 /**
  * The group's relays die after draining (held by an operator while they drain, stopped, then
  * released): the event is Ready with no relay to elect. Due: `afterSeconds` after it turned
- * Ready (the release), as the coordinator's history records it.
+ * Ready (the release), as the coordinator's history records it. Each step stands on a condition
+ * read from the coordinator, never on time: the drains cannot end before the operator's hold is
+ * in place (the marker hooks wait while `markers.hold` stands), and the relays are stopped only
+ * once every one has reported its drain. A premise not met ends the round as such (PremiseNotMet).
  */
 export async function noRelayRound(
   c: LocalCluster,
+  markers: Markers,
   group: string,
   vms: string[],
   afterSeconds: number,
+  started: Set<string>,
 ): Promise<ControlPlaneSample> {
+  for (const vm of vms) markers.hold("drain", vm);
   const ev = schedule(c, vms);
-  await waitFor("the coordinator to see it", () => c.status.event(ev.eventId, c.cluster), 30_000);
-  await c.status.operator("hold", ev.eventId, { cluster: c.cluster, reason: "bench: drain" });
-  await waitFor(
-    `${vms.join(", ")} drained`,
-    async () => {
-      const d = await c.status.event(ev.eventId, c.cluster);
-      return vms.every((vm) => d.readiness.find((r) => r.vm === vm)?.drain?.status === "succeeded");
-    },
-    30_000,
-    100,
-  );
-  for (const vm of vms) await c.stopRelay(vm);
-  await c.status.operator("release", ev.eventId, { cluster: c.cluster, reason: "bench: go" });
-  const { approvedAt, sim } = await acknowledged(c, ev.eventId);
-  for (const vm of vms) await c.startRelay(vm);
-  const d = await c.status.event(ev.eventId, c.cluster);
-  trace(d, approvedAt.realMs);
-  const ready = d.timeline
-    .slice(0, electionOf(d))
-    .findLast((t) => t.kind === "transition" && t.to === "Ready" && t.from !== "Ready");
-  if (!ready) throw new Error(`${ev.eventId}: never Ready before the control plane's election`);
-  const dueAt = at(ready) + afterSeconds * 1000;
-  return {
-    cause: "noRelay",
-    group,
-    eventId: ev.eventId,
-    dueAt,
-    acknowledgedAt: approvedAt.realMs,
-    delayMs: approvedAt.realMs - dueAt,
-    relayLeasesLost: 0,
-    ...saved(sim, approvedAt, d),
-  };
+  started.add(ev.eventId);
+  const id = ev.eventId;
+  let held = false;
+  let stopped = false;
+  try {
+    await premise(`the coordinator sees ${id}`, () => c.status.event(id, c.cluster), PREMISE_MS);
+    await c.status.operator("hold", id, { cluster: c.cluster, reason: "bench: drain" });
+    held = true;
+    const h = await c.status.event(id, c.cluster);
+    check(
+      `${id} held before any relay could approve it`,
+      h.hold !== null && h.approval.approvedAt === null && h.approval.lease === null,
+      `${h.phase}, hold ${h.hold ? "on" : "off"}, lease ${h.approval.lease?.holder ?? "none"}`,
+    );
+    for (const vm of vms) markers.release("drain", vm);
+    await premise(
+      `every relay of ${group} reported its drain of ${id}`,
+      async () => {
+        const d = await c.status.event(id, c.cluster);
+        const pending = vms.filter(
+          (vm) => d.readiness.find((r) => r.vm === vm)?.drain?.status !== "succeeded",
+        );
+        if (pending.length === 0) return true;
+        throw new Error(`${pending.join(", ")} not reported drained (${d.phase})`);
+      },
+      PREMISE_MS,
+      100,
+    );
+    stopped = true;
+    for (const vm of vms) await c.stopRelay(vm);
+    const s = await c.status.event(id, c.cluster);
+    check(
+      `${id} still held and unapproved once its relays are gone`,
+      s.hold !== null && s.approval.approvedAt === null && s.approval.lease === null,
+      `${s.phase}, lease ${s.approval.lease?.holder ?? "none"}, approved by ${s.approval.approvedBy ?? "nobody"}`,
+    );
+    await c.status.operator("release", id, { cluster: c.cluster, reason: "bench: go" });
+    held = false;
+    const { approvedAt, sim } = await acknowledged(c, id);
+    const d = await c.status.event(id, c.cluster);
+    trace(d, approvedAt.realMs);
+    const ready = d.timeline
+      .slice(0, electionOf(d))
+      .findLast((t) => t.kind === "transition" && t.to === "Ready" && t.from !== "Ready");
+    if (!ready)
+      throw new PremiseNotMet(`${id} Ready before the control plane's election`, "never Ready");
+    const dueAt = at(ready) + afterSeconds * 1000;
+    return {
+      cause: "noRelay",
+      group,
+      eventId: id,
+      dueAt,
+      acknowledgedAt: approvedAt.realMs,
+      delayMs: approvedAt.realMs - dueAt,
+      relayLeasesLost: 0,
+      ...saved(sim, approvedAt, d),
+    };
+  } finally {
+    // Whatever happened, the group is left as found: drains free, relays running, no hold.
+    for (const vm of vms) markers.release("drain", vm);
+    if (stopped) for (const vm of vms) if (!c.relays.has(vm)) await c.startRelay(vm);
+    if (held)
+      await c.status
+        .operator("release", id, { cluster: c.cluster, reason: "bench: round over" })
+        .catch(() => undefined);
+  }
 }
 
 const FAILED = /^StartRequests (failed|rejected) at /;
@@ -165,9 +209,11 @@ export async function cutOffRound(
   group: string,
   vms: string[],
   approvalLeaseSeconds: number,
+  started: Set<string>,
 ): Promise<ControlPlaneSample> {
   for (const vm of vms) c.fabric.injectFault({ vm, route: "startrequests", status: 500 });
   const ev = schedule(c, vms.slice(0, 1));
+  started.add(ev.eventId);
   const { approvedAt, sim } = await acknowledged(c, ev.eventId).finally(() => {
     for (const vm of vms) c.fabric.clearFaults(vm);
   });
@@ -176,7 +222,11 @@ export async function cutOffRound(
   const before = d.timeline.slice(0, electionOf(d));
   const ends = before.filter((t) => FAILED.test(t.reason) || EXPIRED.test(t.reason));
   const last = ends.at(-1);
-  if (!last) throw new Error(`${ev.eventId}: no relay lease ended before the control plane's`);
+  if (!last)
+    throw new PremiseNotMet(
+      `a relay lease of ${ev.eventId} ended unconfirmed before the control plane's`,
+      "the control plane was elected first",
+    );
   let dueAt = at(last);
   if (EXPIRED.test(last.reason)) {
     // Noted by the round that saw it; the lease ran out at its grant plus the lease time.

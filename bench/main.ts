@@ -1,17 +1,28 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
+import { parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
 import { measureAgentless } from "./agentless";
 import { measureAttestation } from "./attestation";
 import type { BenchResults } from "./benchResults";
 import { measureColdStart } from "./coldStart";
-import { measureControlPlane } from "./controlPlane";
-import { measureConvergence } from "./convergence";
+import { controlPlaneProblems, measureControlPlane } from "./controlPlane";
+import { convergenceProblems, measureConvergence } from "./convergence";
 import { type CostResult, measureCost, renderCost } from "./cost";
 import { measureDelivery } from "./delivery";
 import { measureEvents } from "./events";
+import {
+  type Figure,
+  FigureRecord,
+  mergeRecords,
+  notMeasured,
+  PARTIAL_EXIT,
+  runFigures,
+} from "./figures";
+import { problemsText } from "./figuresRender";
 import { measurePartitions } from "./partitions";
+import { check } from "./premise";
 import { renderMarkdown } from "./render";
 import { LatestResults, readResults, StatusScaleFile } from "./resultsFile";
 import { measureScale } from "./scale";
@@ -20,99 +31,116 @@ import { measureDuringEventAlone, measureThroughput } from "./throughput";
 /**
  * `npm run bench`: every figure of the issue measured side by side in one run on this machine,
  * written to bench/results/latest.json and latest.md (with the relay's idle figures, measured
- * just before by relay/bench/idle.mjs, when present).
+ * just before by relay/bench/idle.mjs, when present). Each figure runs through runFigures
+ * (figures.ts): one that fails is recorded as such with why, and the others are still measured
+ * and written. Exits 0 when every figure measured all it should, PARTIAL_EXIT when some did not.
  */
 
-async function main() {
-  const root = resolve(process.argv[2] ?? process.cwd());
-  const out = join(root, "bench", "results");
-  mkdirSync(out, { recursive: true });
-  const started = Date.now();
-  const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
-  if (process.argv.includes("--telemetry-overhead")) return telemetryOverhead(out, log);
+type Log = (s: string) => void;
+type Last = z.output<typeof LatestResults> | null;
 
-  const measureAndLogConvergence = async () => {
-    log("(e)(f) budget hand-off and convergence after a coordinator restart...");
-    const r = await measureConvergence(8);
-    log(`(e) hand-off p90 ${r.handOff.ratio.p90} of the active interval`);
-    log(`(f) restart -> StartRequests max ${r.restart.answeredToStartRequestsMs.max} ms`);
-    return r;
-  };
-
-  const measureAndLogCost = async () => {
-    log("(g) cost per VM-month from measured reports...");
-    const c = await measureCost(root);
-    log(`(g) idle ${c.idleVmMonth.totalUsd.toFixed(4)} USD per VM-month`);
-    writeDeployCostTable(root, c);
-    return c;
-  };
-
-  const measureAndLogPartitions = async () => {
-    log("(h) partition load at 10,000 VMs in one cluster during events (simulated time)...");
-    const p = await measurePartitions();
-    log(`(h) busiest partition at ${p.worstShare} of its target`);
-    return p;
-  };
-
-  const measureAndLogScale = async () => {
-    log("(i) 10,000 VMs over three coordinator processes behind a round-robin front...");
-    const r = await measureScale();
-    log(
-      `(i) ${r.load.reportsPerSecond} reports/s, approvers per event ${r.approvers.perEvent.join(",")}, lag p90 ${r.approvalLagMs.p90} ms`,
-    );
-    return r;
-  };
-
-  const measureAndLogControlPlane = () => {
-    log("(j) control-plane approval: fallback due -> ARM acknowledge at the fabric...");
-    return measureControlPlane(
-      Number(process.env.BENCH_CONTROL_PLANE_ROUNDS ?? 10),
-      (process.env.BENCH_CONTROL_PLANE_SWEEPS ?? "10,1").split(",").map(Number),
-      log,
-    );
-  };
-
-  const measureAndLogAttestation = async () => {
-    log("(k) attestation: the cost of a report, bound and binding...");
-    const r = await measureAttestation();
-    log(
-      `(k) heartbeat off ${r.off.cpuMsPerReport} ms CPU, bound ${r.bound.cpuMsPerReport} ms; first proof ${r.firstProof.ms.median} ms`,
-    );
-    return r;
-  };
-
-  const measureAndLogDelivery = () => {
-    log("(n) an Event Grid delivery of 1,000 events at 1,000 and 100,000 stored events...");
-    const stored = (process.env.BENCH_DELIVERY_STORED ?? "1000,100000").split(",").map(Number);
-    return measureDelivery(stored, Number(process.env.BENCH_DELIVERY_BATCH ?? 1000), log);
-  };
-
-  const measureAndLogColdStart = async () => {
-    log("(l) cold start of the packaged Function app, fresh processes...");
-    const r = await measureColdStart(root, Number(process.env.BENCH_COLD_START_RUNS ?? 5), log);
-    log(
-      `(l) load ${r.load.ms.median} ms, ${r.load.rssMB.median} MB; first report ${r.firstReport.ms.median} ms (${r.firstReportWithAzureMonitor.ms.median} ms with Azure Monitor)`,
-    );
-    return r;
-  };
-
-  // `--only <figure>`: measure that figure alone and put it into the last full results.
-  const alone = {
-    events: async () => ({ events: await measureEvents(Number(process.env.BENCH_EVENTS ?? 10)) }),
-    convergence: async () => ({ convergence: await measureAndLogConvergence() }),
-    cost: async () => ({ cost: await measureAndLogCost() }),
-    partitions: async () => ({ partitions: await measureAndLogPartitions() }),
-    scale: async () => ({ scale: await measureAndLogScale() }),
-    "control-plane": async () => ({ controlPlane: await measureAndLogControlPlane() }),
-    attestation: async () => ({ attestation: await measureAndLogAttestation() }),
-    agentless: async () => ({
-      agentless: await measureAgentless(Number(process.env.BENCH_AGENTLESS_ROUNDS ?? 10), log),
+/** Every figure by its `--only` name; `full` ones run in a full run, in this order. */
+function figureList(root: string, log: Log, last: Last) {
+  const env = (name: string, fallback: string) => process.env[name] ?? fallback;
+  const numbers = (name: string, fallback: string) => env(name, fallback).split(",").map(Number);
+  const figure = (
+    id: string,
+    title: string,
+    full: boolean,
+    measure: () => Promise<Partial<BenchResults>>,
+    problems?: Figure<BenchResults>["problems"],
+  ) => ({ id, title, full, measure, ...(problems ? { problems } : {}) });
+  return [
+    figure("events", "(a)(b) drain end → StartRequests, first sight → Started", true, async () => {
+      const events = await measureEvents(Number(env("BENCH_EVENTS", "10")));
+      log(`(a) drain end -> StartRequests median ${events.a.delayMs.median} ms`);
+      return { events };
     }),
-    "cold-start": async () => ({ coldStart: await measureAndLogColdStart() }),
-    delivery: async () => ({ delivery: await measureAndLogDelivery() }),
+    figure(
+      "throughput",
+      "(c)(d) reports per second, table operations per report",
+      true,
+      async () => {
+        const throughput = await measureThroughput([100, 1000]);
+        for (const r of throughput.runs)
+          log(`(c) ${r.vms} VMs: ${r.reportsPerSecond} reports/s, ratio ${r.ratioToRawUpserts}`);
+        return { throughput };
+      },
+    ),
+    figure(
+      "convergence",
+      "(e)(f) budget hand-off, convergence after a restart",
+      true,
+      async () => {
+        const r = await measureConvergence(8);
+        log(`(e) hand-off p90 ${r.handOff.ratio.p90} of the active interval`);
+        log(`(f) restart -> StartRequests max ${r.restart.answeredToStartRequestsMs.max} ms`);
+        return { convergence: r };
+      },
+      (m) => (m.convergence ? convergenceProblems(m.convergence) : []),
+    ),
+    figure("cost", "(g) cost per VM-month", true, async () => {
+      const c = await measureCost(root);
+      log(`(g) idle ${c.idleVmMonth.totalUsd.toFixed(4)} USD per VM-month`);
+      writeDeployCostTable(root, c);
+      return { cost: c };
+    }),
+    figure("partitions", "(h) table partition load at 10,000 VMs", true, async () => {
+      const p = await measurePartitions();
+      log(`(h) busiest partition at ${p.worstShare} of its target`);
+      return { partitions: p };
+    }),
+    figure("scale", "(i) one cluster of 10,000 VMs", true, async () => {
+      const r = await measureScale();
+      log(
+        `(i) ${r.load.reportsPerSecond} reports/s, approvers per event ${r.approvers.perEvent.join(",")}, lag p90 ${r.approvalLagMs.p90} ms`,
+      );
+      return { scale: r };
+    }),
+    figure(
+      "control-plane",
+      "(j) control-plane approval",
+      true,
+      async () => ({
+        controlPlane: await measureControlPlane(
+          Number(env("BENCH_CONTROL_PLANE_ROUNDS", "10")),
+          numbers("BENCH_CONTROL_PLANE_SWEEPS", "10,1"),
+          log,
+        ),
+      }),
+      (m) => (m.controlPlane ? controlPlaneProblems(m.controlPlane) : []),
+    ),
+    // (k) and (m) run after a full run in processes of their own (bench/run.mjs):
+    // @azure/identity's managed-identity token cache is per process, and a token of (j)'s
+    // simulated Entra was offered to (k)'s ARM (401).
+    figure("attestation", "(k) attestation", false, async () => {
+      const r = await measureAttestation();
+      log(
+        `(k) heartbeat off ${r.off.cpuMsPerReport} ms CPU, bound ${r.bound.cpuMsPerReport} ms; first proof ${r.firstProof.ms.median} ms`,
+      );
+      return { attestation: r };
+    }),
+    figure("cold-start", "(l) cold start of the packaged Function app", true, async () => {
+      const r = await measureColdStart(root, Number(env("BENCH_COLD_START_RUNS", "5")), log);
+      log(
+        `(l) load ${r.load.ms.median} ms, ${r.load.rssMB.median} MB; first report ${r.firstReport.ms.median} ms (${r.firstReportWithAzureMonitor.ms.median} ms with Azure Monitor)`,
+      );
+      return { coldStart: r };
+    }),
+    figure("agentless", "(m) agentless: Event Grid delivery → ARM approval", false, async () => ({
+      agentless: await measureAgentless(Number(env("BENCH_AGENTLESS_ROUNDS", "10")), log),
+    })),
+    figure("delivery", "(n) an Event Grid delivery against the events stored", true, async () => ({
+      delivery: await measureDelivery(
+        numbers("BENCH_DELIVERY_STORED", "1000,100000"),
+        Number(env("BENCH_DELIVERY_BATCH", "1000")),
+        log,
+      ),
+    })),
     // (d)'s heartbeats during events, into the last run's throughput section.
-    "during-event": async (last: z.output<typeof LatestResults>) => {
-      log("(d) heartbeats during events...");
+    figure("during-event", "(d) heartbeats during events", false, async () => {
+      const throughput = last?.throughput;
+      check("an earlier run's (c)(d) to add to", throughput !== undefined, "latest.json has none");
       const { duringEvent, baseline } = await measureDuringEventAlone();
       const sides = [
         ["this", duringEvent],
@@ -124,45 +152,76 @@ async function main() {
             `(d) ${who} ${x.vms} VMs: ${x.coordinatorCpuMsPerReport} CPU ms/report, ${x.opsPerReport.total} ops, ${x.reportsPerSecond} reports/s`,
           );
       const withBaseline = baseline ? { duringEventBaseline: baseline } : {};
-      return { throughput: { ...last.throughput, duringEvent, ...withBaseline } };
-    },
-  } as const;
+      return {
+        throughput: {
+          ...(throughput as NonNullable<typeof throughput>),
+          duringEvent,
+          ...withBaseline,
+        },
+      };
+    }),
+  ];
+}
+
+/** Records of what bench/run.mjs ran itself before (relay idle, status at scale), with their load. */
+function earlierRecords(log: Log): FigureRecord[] {
+  const text = process.env.BENCH_EARLIER_FIGURES;
+  if (!text) return [];
+  const r = parseJsonWith(z.array(FigureRecord), text);
+  if (!r.ok) log(`BENCH_EARLIER_FIGURES ignored: ${r.error}`);
+  return r.ok ? r.value : [];
+}
+
+function write(out: string, results: BenchResults, log: Log): void {
+  writeFileSync(join(out, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(out, "latest.md"), renderMarkdown(results));
+  process.stdout.write(renderMarkdown(results));
+  // Said again last, where a reader of the output looks: which figures failed, and why.
+  for (const f of notMeasured(results.figures ?? []))
+    process.stdout.write(`bench: ${f.status.toUpperCase()}: ${f.title}: ${problemsText(f)}\n`);
+  log(`results in ${join(out, "latest.md")}`);
+}
+
+async function main(): Promise<number> {
+  const root = resolve(process.argv[2] ?? process.cwd());
+  const out = join(root, "bench", "results");
+  mkdirSync(out, { recursive: true });
+  const started = Date.now();
+  const log: Log = (s) => process.stderr.write(`bench: ${s}\n`);
+  if (process.argv.includes("--telemetry-overhead")) {
+    await telemetryOverhead(out, log);
+    return 0;
+  }
+
   const latestFile = join(out, "latest.json");
   const only = process.argv.includes("--only")
     ? process.argv[process.argv.indexOf("--only") + 1]
     : undefined;
-  if (only !== undefined && !(only in alone))
-    throw new Error(`--only ${only}: one of ${Object.keys(alone).join(", ")}`);
   const previous = only ? readResults(latestFile, LatestResults) : null;
-  if (only && previous) {
-    const merged = { ...previous, ...(await alone[only as keyof typeof alone](previous)) };
-    writeFileSync(latestFile, `${JSON.stringify(merged, null, 2)}\n`);
-    writeFileSync(join(out, "latest.md"), renderMarkdown(merged));
-    process.stdout.write(renderMarkdown(merged));
-    return;
+  const all = figureList(root, log, previous);
+  const chosen = all.find((f) => f.id === only);
+  if (only !== undefined && !chosen)
+    throw new Error(`--only ${only}: one of ${all.map((f) => f.id).join(", ")}`);
+  // `--only <figure>`: measure that figure alone and put it into the last full results (when
+  // there are none, the full run below).
+  if (chosen && previous) {
+    const { measured, records } = await runFigures([chosen], log);
+    write(
+      out,
+      {
+        ...previous,
+        ...measured,
+        figures: mergeRecords(previous.figures ?? [], [...earlierRecords(log), ...records]),
+      },
+      log,
+    );
+    return notMeasured(records).length > 0 ? PARTIAL_EXIT : 0;
   }
 
-  log("(a)(b) 10 events on the local cluster (60 s notice, time scale 1)...");
-  const events = await measureEvents(10);
-  log(`(a) drain end -> StartRequests median ${events.a.delayMs.median} ms`);
-  log("(c)(d) coordinator reports per second vs raw Azurite upserts...");
-  const throughput = await measureThroughput([100, 1000]);
-  for (const r of throughput.runs)
-    log(`(c) ${r.vms} VMs: ${r.reportsPerSecond} reports/s, ratio ${r.ratioToRawUpserts}`);
-  const convergence = await measureAndLogConvergence();
-  const cost = await measureAndLogCost();
-  const partitions = await measureAndLogPartitions();
-  const scale = await measureAndLogScale();
-  const controlPlane = await measureAndLogControlPlane();
-  // (k) runs next, in its own process (bench/run.mjs): @azure/identity's managed-identity token
-  // cache is per process, and a token of (j)'s simulated Entra was offered to (k)'s ARM (401).
-  const coldStart = await measureAndLogColdStart();
-  const delivery = await measureAndLogDelivery();
-
-  const idleFile = join(out, "relay-idle.json");
-  const relayIdle = readResults(idleFile, z.unknown());
-  const statusFile = join(out, "status-scale.json");
-  const statusScale = readResults(statusFile, StatusScaleFile);
+  const { measured, records } = await runFigures(
+    all.filter((f) => f.full),
+    log,
+  );
   const cpu = cpus()[0]?.model ?? "unknown";
   const results: BenchResults = {
     date: new Date().toISOString(),
@@ -173,21 +232,13 @@ async function main() {
       platform: `${process.platform}-${process.arch}`,
     },
     durationSeconds: Math.round((Date.now() - started) / 1000),
-    events,
-    throughput,
-    convergence,
-    cost,
-    partitions,
-    scale,
-    controlPlane,
-    coldStart,
-    delivery,
-    relayIdle,
-    statusScale,
+    ...measured,
+    figures: [...earlierRecords(log), ...records],
+    relayIdle: readResults(join(out, "relay-idle.json"), z.unknown()),
+    statusScale: readResults(join(out, "status-scale.json"), StatusScaleFile),
   };
-  writeFileSync(join(out, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(join(out, "latest.md"), renderMarkdown(results));
-  process.stdout.write(renderMarkdown(results));
+  write(out, results, log);
+  return notMeasured(results.figures ?? []).length > 0 ? PARTIAL_EXIT : 0;
 }
 
 /** docs/deploy.md shows the cost tables of the last run, between these markers. */
@@ -237,7 +288,7 @@ async function telemetryOverhead(out: string, log: (s: string) => void) {
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (e) => {
     console.error(e);
     process.exit(1);

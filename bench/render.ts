@@ -5,6 +5,7 @@ import { renderColdStart } from "./coldStartRender";
 import { renderControlPlane } from "./controlPlaneRender";
 import { renderCost } from "./cost";
 import { renderDelivery } from "./delivery";
+import { failedRounds, machineNote, renderFigures } from "./figuresRender";
 import type { Summary } from "./stats";
 import { renderStatusScale } from "./statusScale";
 
@@ -26,14 +27,8 @@ interface RelayIdle {
   artifact?: string;
 }
 
-export function renderMarkdown(r: BenchResults): string {
-  const e = r.events;
-  const t = r.throughput;
-  const lines = [
-    "# Benchmark results",
-    "",
-    `${r.date}, ${r.machine.cpu}, ${r.machine.cores} cores (shared), Node ${r.machine.node}, ${r.machine.platform}; the run took ${r.durationSeconds} s. Run again with \`npm run bench\`; what each figure means: docs/benchmarks.md.`,
-    "",
+function renderEvents(e: NonNullable<BenchResults["events"]>): string[] {
+  return [
     "## (a) Last drain finished → StartRequests at the fabric",
     "",
     `${e.events} Freeze events, each naming 2 of 4 VMs of an availability set (drains ${e.drainSeconds.join(" s and ")} s), ${e.noticeSeconds} s notice, time scale 1, default policy (active report interval ${e.activeReportSeconds} s).`,
@@ -56,6 +51,11 @@ export function renderMarkdown(r: BenchResults): string {
     `| First sight → Started | ${range(e.b.firstSightToStartedMs, ms)} |`,
     `| Share of the notice window saved | ${range(e.b.savedShare, pct)} |`,
     "",
+  ];
+}
+
+function renderThroughput(t: NonNullable<BenchResults["throughput"]>): string[] {
+  return [
     "## (c) Coordinator reports per second against raw Azurite upserts",
     "",
     `Concurrency ${t.concurrency}; raw single-entity \`upsertEntity\` calls and coordinator reports alternate in rounds after a warm-up of both (raw 3 s, 100-VM reports 4 s, raw 3 s, 1,000-VM reports 4 s, ..., raw 3 s; three rounds per fleet size); each round's reports/s is divided by the mean of the raw upserts/s just before and after it, and the table shows the median round. Raw upserts/s measured, in order: ${t.rawUpsertsPerSecond.join(", ")}.`,
@@ -96,6 +96,22 @@ export function renderMarkdown(r: BenchResults): string {
     ),
     "",
   ];
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const figures = r.figures ?? [];
+  // The machine's load beside each figure's tables: a slow machine is not a slow product.
+  const load = (...ids: string[]) => machineNote(figures, ids);
+  const lines = [
+    "# Benchmark results",
+    "",
+    `${r.date}, ${r.machine.cpu}, ${r.machine.cores} cores (shared), Node ${r.machine.node}, ${r.machine.platform}; the run took ${r.durationSeconds} s. Run again with \`npm run bench\`; what each figure means: docs/benchmarks.md.`,
+    "",
+    ...renderFigures(figures),
+  ];
+  if (r.events) lines.push(...renderEvents(r.events), ...load("events"));
+  if (r.throughput)
+    lines.push(...renderThroughput(r.throughput), ...load("throughput", "during-event"));
   const cv = r.convergence;
   if (cv) {
     const h = cv.handOff;
@@ -120,6 +136,8 @@ export function renderMarkdown(r: BenchResults): string {
       `| First answer → StartRequests | ${range(f.answeredToStartRequestsMs, ms)} | |`,
       `| ÷ active report interval | ${range(f.ratio, (v) => v.toFixed(3))} | ≤ ${f.target} (${verdict(f.pass)}, max) |`,
       "",
+      ...failedRounds(cv.failedRounds ?? []),
+      ...load("convergence"),
     );
   }
   if (r.partitions) {
@@ -142,6 +160,7 @@ export function renderMarkdown(r: BenchResults): string {
             .join("; ")} |`,
       ),
       "",
+      ...load("partitions"),
     );
   }
   if (r.scale) {
@@ -175,15 +194,22 @@ export function renderMarkdown(r: BenchResults): string {
       `| Approval lag (last drain report sent → approve directive) | ${range(x.approvalLagMs, ms)} | |`,
       `| Lag ÷ 5 s active interval | ${range(x.lagRatio, (v) => v.toFixed(3))} | ≤ ${x.target} (${verdict(x.lagRatio.p90 <= x.target)}, p90) |`,
       "",
+      ...load("scale"),
     );
   }
-  if (r.controlPlane) lines.push(...renderControlPlane(r.controlPlane));
-  if (r.attestation) lines.push(...renderAttestation(r.attestation));
-  if (r.agentless) lines.push(...renderAgentless(r.agentless));
-  if (r.delivery) lines.push(...renderDelivery(r.delivery), "");
-  if (r.coldStart) lines.push(...renderColdStart(r.coldStart));
+  if (r.controlPlane) lines.push(...renderControlPlane(r.controlPlane), ...load("control-plane"));
+  if (r.attestation) lines.push(...renderAttestation(r.attestation), ...load("attestation"));
+  if (r.agentless) lines.push(...renderAgentless(r.agentless), ...load("agentless"));
+  if (r.delivery) lines.push(...renderDelivery(r.delivery), "", ...load("delivery"));
+  if (r.coldStart) lines.push(...renderColdStart(r.coldStart), ...load("cold-start"));
   if (r.cost)
-    lines.push("## (g) Cost per VM-month, from measured reports", "", ...renderCost(r.cost), "");
+    lines.push(
+      "## (g) Cost per VM-month, from measured reports",
+      "",
+      ...renderCost(r.cost),
+      "",
+      ...load("cost"),
+    );
   const idle = r.relayIdle as RelayIdle | null;
   if (idle?.rssMiB && idle.targets) {
     lines.push(
@@ -197,8 +223,9 @@ export function renderMarkdown(r: BenchResults): string {
       `| CPU, share of one core | ${idle.cpuPercentOfOneCore} % | ≤ ${idle.targets.cpuPercentOfOneCore} % |`,
       `| IMDS polls in ${idle.measuredSeconds} s | ${idle.imdsPolls} | 1 per second |`,
       "",
+      ...load("relay-idle"),
     );
   }
-  if (r.statusScale) lines.push(renderStatusScale(r.statusScale));
+  if (r.statusScale) lines.push(renderStatusScale(r.statusScale), ...load("status-scale"));
   return `${lines.join("\n")}\n`;
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { parseJsonWith } from "@quiesce/protocol";
 import { z } from "zod";
 import type { BenchResults } from "./benchResults";
+import { FigureRecord } from "./figures";
 
 /**
  * The results files an earlier run wrote (latest.json, relay-idle.json, status-scale.json),
@@ -15,8 +16,9 @@ export const LatestResults = z.object({
   date: z.string(),
   machine: z.object({ cpu: z.string(), cores: z.number(), node: z.string(), platform: z.string() }),
   durationSeconds: z.number(),
-  events: section<BenchResults["events"]>(),
-  throughput: section<BenchResults["throughput"]>(),
+  figures: z.array(FigureRecord).optional(),
+  events: section<NonNullable<BenchResults["events"]>>().optional(),
+  throughput: section<NonNullable<BenchResults["throughput"]>>().optional(),
   convergence: section<NonNullable<BenchResults["convergence"]>>().optional(),
   cost: section<NonNullable<BenchResults["cost"]>>().optional(),
   partitions: section<NonNullable<BenchResults["partitions"]>>().optional(),

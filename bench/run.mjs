@@ -4,12 +4,16 @@
 // left to node_modules). Writes bench/results/latest.{json,md} and relay-idle.{json,md}.
 // Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N, --skip-status (keep the
 // last status-scale.json), --status-only (only the status API at scale: bench/statusMain.ts).
-// --only convergence | events | cost | partitions | scale | control-plane | attestation | agentless |
-// cold-start | during-event | delivery (measure (e)(f), (a)(b), (g), (h), (i), (j), (k), (l), (d)'s
-// heartbeats during events or (n) alone, merged into the last latest.json; with --skip-idle --skip-status).
+// --only convergence | events | throughput | cost | partitions | scale | control-plane | attestation |
+// agentless | cold-start | during-event | delivery (measure (e)(f), (a)(b), (c)(d), (g), (h), (i), (j),
+// (k), (m), (l), (d)'s heartbeats during events or (n) alone, merged into the last latest.json; with
+// --skip-idle --skip-status).
 // --spot-only: the Spot fast path on Kubernetes alone (bench/spotMain.ts, bench/results/spot-drain.{json,md}).
+// A figure that fails (a premise not met, or the system failing) does not end the run: the others
+// are measured and written, latest.md says which failed and why, and the exit code is then 1.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -21,15 +25,51 @@ const arg = (name, fallback) => {
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
 
+/**
+ * The benchmarks run here in processes of their own, as bench/figures.ts records a figure: how
+ * long it took, how idle the machine was meanwhile, whether it measured. bench/main.ts adds these
+ * records to latest.json (BENCH_EARLIER_FIGURES).
+ */
+const records = [];
+const idleMs = () => cpus().reduce((t, c) => t + c.times.idle, 0);
+const timed = (id, title, run) => {
+  const t0 = performance.now();
+  const idle0 = idleMs();
+  const load0 = loadavg()[0] ?? 0;
+  const status = run();
+  const elapsed = performance.now() - t0;
+  const share = (idleMs() - idle0) / (cpus().length * elapsed);
+  records.push({
+    id,
+    title,
+    status: status === 0 ? "measured" : "failed",
+    seconds: Math.round(elapsed / 100) / 10,
+    machine: {
+      cores: cpus().length,
+      idleShare: Math.round(Math.min(1, Math.max(0, share)) * 1000) / 1000,
+      // The child blocks this process (spawnSync): the load average at both ends, not sampled.
+      loadAverage: Math.round((((loadavg()[0] ?? 0) + load0) / 2) * 100) / 100,
+    },
+    problems: status === 0 ? [] : [`failed: exited with ${status} (its output above says why)`],
+    date: new Date().toISOString(),
+  });
+  if (status !== 0) console.error(`bench: ${title} exited with ${status}`);
+  return status;
+};
+
 const idle = join(root, "relay", "bench", "idle.mjs");
 const statusOnly = process.argv.includes("--status-only");
 const spotOnly = process.argv.includes("--spot-only");
 if (!statusOnly && !spotOnly && !process.argv.includes("--skip-idle") && existsSync(idle)) {
-  const r = spawnSync(process.execPath, [idle, "--seconds", arg("--idle-seconds", "60")], {
-    cwd: root,
-    stdio: "inherit",
-  });
-  if (r.status !== 0) console.error(`bench: relay idle benchmark exited with ${r.status}`);
+  timed(
+    "relay-idle",
+    "relay idle cost",
+    () =>
+      spawnSync(process.execPath, [idle, "--seconds", arg("--idle-seconds", "60")], {
+        cwd: root,
+        stdio: "inherit",
+      }).status ?? 1,
+  );
 }
 
 // Inside node_modules so that the bundle's bare imports resolve to the repository's packages.
@@ -69,16 +109,16 @@ if (spotOnly) {
 // --telemetry-overhead runs only figure (c), with metrics off and on (bench/main.ts).
 const telemetryOnly = process.argv.includes("--telemetry-overhead");
 if (!telemetryOnly && (statusOnly || !process.argv.includes("--skip-status"))) {
-  const s = spawnSync(
-    process.execPath,
-    ["--enable-source-maps", join(outDir, "statusMain.cjs"), root],
-    {
-      cwd: root,
-      stdio: "inherit",
-    },
+  const s = timed(
+    "status-scale",
+    "(e) the status API at scale",
+    () =>
+      spawnSync(process.execPath, ["--enable-source-maps", join(outDir, "statusMain.cjs"), root], {
+        cwd: root,
+        stdio: "inherit",
+      }).status ?? 1,
   );
-  if (s.status !== 0) console.error(`bench: status benchmark exited with ${s.status}`);
-  if (statusOnly) process.exit(s.status ?? 1);
+  if (statusOnly) process.exit(s);
 }
 const passOn = telemetryOnly
   ? ["--telemetry-overhead"]
@@ -89,10 +129,22 @@ const main = (args) =>
   spawnSync(process.execPath, ["--enable-source-maps", outfile, root, ...args], {
     cwd: root,
     stdio: "inherit",
+    env: { ...process.env, BENCH_EARLIER_FIGURES: JSON.stringify(records) },
   }).status ?? 1;
-const status = main(passOn);
+// bench/main.ts exits 0 when every figure measured, 3 when it wrote its results with some figure
+// failed or partial (latest.md says which and why), anything else when it wrote nothing.
+const PARTIAL = 3;
+const wrote = (status) => status === 0 || status === PARTIAL;
+const statuses = [main(passOn)];
 // A full run measures (k) last, in a process of its own (bench/main.ts says why), merged into
-// the results the full run wrote.
-// (m) likewise (its simulated Entra is another fabric's).
-const attested = status === 0 && passOn.length === 0 ? main(["--only", "attestation"]) : status;
-process.exit(attested === 0 && passOn.length === 0 ? main(["--only", "agentless"]) : attested);
+// the results the full run wrote; (m) likewise (its simulated Entra is another fabric's).
+if (passOn.length === 0 && wrote(statuses[0]))
+  for (const figure of ["attestation", "agentless"]) statuses.push(main(["--only", figure]));
+const failed = records.filter((r) => r.status !== "measured").length;
+if (statuses.every((s) => s === 0) && failed === 0) process.exit(0);
+console.error(
+  statuses.every(wrote)
+    ? "bench: some figures did not measure all they should: bench/results/latest.md says which and why"
+    : `bench: the run failed (exit ${statuses.join(", ")}); what it measured before is not written`,
+);
+process.exit(1);

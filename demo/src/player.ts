@@ -5,13 +5,23 @@ import { delay } from "@quiesce/protocol";
 import type { LocalCluster } from "./cluster";
 import { type BackendRow, LoadBalancerWatch } from "./loadBalancerWatch";
 import { timelineLine } from "./narrate";
+import {
+  type Detail,
+  describeStep,
+  expectationProblems,
+  premiseNotMet,
+  type StoryProblem,
+  unmetPremise,
+} from "./premises";
 import type { Scenario, ScenarioStep } from "./scenario";
 import { runStep } from "./steps";
 import { type EventSummary, summarize } from "./summary";
 
 /**
  * Plays a scenario's steps at their simulated times and narrates what happens, in plain words:
- * Azure's side from the simulator's timeline, Quiesce's side from the status API.
+ * Azure's side from the simulator's timeline, Quiesce's side from the status API. A step whose
+ * premise (premises.ts) does not hold at its time waits for it, the narration going on, up to
+ * the scenario's premiseTimeoutSeconds; then it is played anyway and the story's problem kept.
  */
 
 export interface PlayResult {
@@ -19,6 +29,8 @@ export interface PlayResult {
   /** The load balancers' backends: admin states, simulated requests routed and dropped. */
   backends: BackendRow[];
   timedOut: boolean;
+  /** Stories not told as written: premises not met, steps that failed, expectations missed. */
+  problems: StoryProblem[];
 }
 
 const ENDED = new Set(["Completed", "Cancelled"]);
@@ -56,17 +68,42 @@ export async function play(
   const deadline = realStart + scenario.timeoutSeconds * 1000;
   let next = 0;
   let timedOut = false;
+  const problems: StoryProblem[] = [];
+  const detailOf: Detail = async (name) => {
+    const id = ids.get(name);
+    return id ? cluster.status.event(id, cluster.cluster).catch(() => null) : null;
+  };
+  /** Real ms since the next step fell due with its premise unmet; null while none waits. */
+  let waitingSince: number | null = null;
+  const play1 = async (step: ScenarioStep) => {
+    // A step can lose a race with the fabric (an event already gone when a cancel comes): the
+    // story is then not the one written; say so, go on.
+    await runStep(step, { cluster, ids, log }).catch((e: unknown) => {
+      const problem = `step ${describeStep(step)} failed: ${(e as Error).message}`;
+      problems.push({ event: "name" in step ? step.name : null, problem });
+      log(`scenario: ${problem}`);
+    });
+  };
   try {
     for (;;) {
       if (signal?.aborted) break;
       const simElapsed = (fabric.now().simMs - simStart) / 1000;
       while (next < steps.length && (steps[next] as ScenarioStep).at <= simElapsed) {
-        const step = steps[next++] as ScenarioStep;
-        // A step can lose a race with the fabric (an event already gone when a cancel comes): say so, go on.
-        await runStep(step, { cluster, ids, log, ...(signal ? { signal } : {}) }).catch(
-          (e: unknown) =>
-            log(`scenario: step ${step.action} at ${step.at} s failed: ${(e as Error).message}`),
-        );
+        const step = steps[next] as ScenarioStep;
+        const unmet = await unmetPremise(step, detailOf);
+        if (unmet) {
+          if (waitingSince === null)
+            log(`scenario: ${describeStep(step)} waits for: ${unmet.premise}`);
+          waitingSince ??= Date.now();
+          const waited = (Date.now() - waitingSince) / 1000;
+          if (waited < scenario.premiseTimeoutSeconds) break;
+          const p = premiseNotMet(step, unmet, Math.round(waited));
+          problems.push(p);
+          log(`scenario: ${p.problem}`);
+        }
+        waitingSince = null;
+        next++;
+        await play1(step);
       }
       for (const line of lbs.observe(fabric.loadBalancers(), Date.now())) log(line);
       for (const [name, id] of ids) {
@@ -97,8 +134,19 @@ export async function play(
   } finally {
     unsubscribe();
   }
-  const summaries = [...ids].map(([name, id]) =>
-    summarize(name, fabric.event(id), details.get(name) ?? null),
+  problems.push(
+    ...expectationProblems(steps, (name) => {
+      const id = ids.get(name);
+      return (id && fabric.event(id)?.approvedBy) || null;
+    }),
   );
-  return { summaries, backends: lbs.rows(Date.now()), timedOut };
+  const summaries = [...ids].map(([name, id]) =>
+    summarize(
+      name,
+      fabric.event(id),
+      details.get(name) ?? null,
+      problems.filter((p) => p.event === name).map((p) => p.problem),
+    ),
+  );
+  return { summaries, backends: lbs.rows(Date.now()), timedOut, problems };
 }

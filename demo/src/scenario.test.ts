@@ -92,6 +92,24 @@ describe("scenario files", () => {
     expect(() => parseScenario(rule, "s.json")).toThrow(/steps\.0\.rule/);
   });
 
+  it("reads a step's premise and a story's expectation, and refuses a premise on an unknown event", () => {
+    const schedule = {
+      at: 0,
+      action: "schedule",
+      name: "a",
+      event: { eventType: "Freeze", resources: ["db-0"] },
+      expect: { approvedBy: "control-plane" },
+    };
+    const stop = { at: 5, action: "stopRelay", vm: "db-0", when: { drained: "a" } };
+    const s = parseScenario({ name: "x", steps: [schedule, stop] }, "s.json");
+    expect(s.steps[1]).toEqual(stop);
+    expect(s.premiseTimeoutSeconds).toBe(30);
+    const ghost = { name: "x", steps: [{ ...stop, when: { drained: "ghost" } }] };
+    expect(() => parseScenario(ghost, "s.json")).toThrow(
+      /step "stopRelay" at 5 s waits for "ghost" drained, not scheduled before it/,
+    );
+  });
+
   it("refuses a policy placeholder it cannot fill, naming where it is", () => {
     const s = {
       name: "x",

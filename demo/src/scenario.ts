@@ -22,12 +22,29 @@ const at = z
   .min(0)
   .max(30 * 86_400);
 
+/**
+ * What a step stands on, beyond its time (premises.ts): the step is played at `at` once this
+ * holds, waited for up to the scenario's `premiseTimeoutSeconds`; when it does not hold by then
+ * the step is played anyway and the summary says the story's premise was not met.
+ * `drained`: every VM the named event names has reported its drain finished.
+ */
+export const StepPremise = z.strictObject({ drained: StepName });
+export type StepPremise = z.infer<typeof StepPremise>;
+const when = StepPremise.optional();
+
+/** What a story must come to, checked in the summary (a story that did not is not hidden). */
+export const StoryExpectation = z.strictObject({
+  /** Who approved it at the fabric: "control-plane" (through ARM) or a VM's name. */
+  approvedBy: z.string().min(1).max(64),
+});
+
 export const ScenarioStep = z.discriminatedUnion("action", [
   z.strictObject({
     at,
     action: z.literal("schedule"),
     name: StepName,
     event: ScheduleEvent.omit({ eventId: true }),
+    expect: StoryExpectation.optional(),
   }),
   z.strictObject({ at, action: z.literal("cancel"), name: StepName }),
   z.strictObject({ at, action: z.literal("startNow"), name: StepName }),
@@ -38,8 +55,8 @@ export const ScenarioStep = z.discriminatedUnion("action", [
     resources: z.array(z.string()).min(1),
   }),
   z.strictObject({ at, action: z.literal("fault"), fault: InjectFault }),
-  z.strictObject({ at, action: z.literal("stopRelay"), vm: z.string().min(1) }),
-  z.strictObject({ at, action: z.literal("startRelay"), vm: z.string().min(1) }),
+  z.strictObject({ at, action: z.literal("stopRelay"), vm: z.string().min(1), when }),
+  z.strictObject({ at, action: z.literal("startRelay"), vm: z.string().min(1), when }),
   /** An operator's hold (no approval until released) and its release, through the status API. */
   z.strictObject({
     at,
@@ -47,7 +64,7 @@ export const ScenarioStep = z.discriminatedUnion("action", [
     name: StepName,
     reason: z.string().min(1).max(200).optional(),
   }),
-  z.strictObject({ at, action: z.literal("release"), name: StepName }),
+  z.strictObject({ at, action: z.literal("release"), name: StepName, when }),
   /** What the fabric's health endpoint `endpoint` answers (an HTTP gate probes it). */
   z.strictObject({
     at,
@@ -101,6 +118,11 @@ export const Scenario = z.strictObject({
   recoverSeconds: z.number().min(0).max(600).default(1),
   /** Give up (and print the summary) after this many real seconds. */
   timeoutSeconds: z.number().min(5).max(3600).default(240),
+  /**
+   * Real seconds a step waits past its time for its premise (Quiesce has seen the event it acts
+   * on; its `when`) before it is played anyway and the story reported as not told.
+   */
+  premiseTimeoutSeconds: z.number().min(1).max(600).default(30),
   steps: z.array(ScenarioStep).min(1).max(500),
 });
 export type Scenario = z.infer<typeof Scenario>;
@@ -131,6 +153,10 @@ function checked(parsed: Result<Scenario>, source: string): Scenario {
         `${source}: step "${step.action}" at ${step.at} s names "${step.name}", not scheduled before it`,
       );
     }
+    if ("when" in step && step.when && !scheduled.has(step.when.drained))
+      throw new ScenarioError(
+        `${source}: step "${step.action}" at ${step.at} s waits for "${step.when.drained}" drained, not scheduled before it`,
+      );
   }
   return s;
 }

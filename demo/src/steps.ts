@@ -1,21 +1,18 @@
-import { delay } from "@quiesce/protocol";
 import type { LocalCluster } from "./cluster";
 import type { ScenarioStep } from "./scenario";
 
 /**
  * One scenario step played against the local cluster: Azure's side through the fabric
- * simulator, an operator's through the coordinator's status API. Says what it did.
+ * simulator, an operator's through the coordinator's status API. Says what it did. What a step
+ * stands on (Quiesce has seen the event it acts on, its `when`) the player has waited for
+ * (premises.ts).
  */
-
-/** Real time a step waits for Quiesce to see the event it acts on (relays poll IMDS once a second). */
-const SEEN_TIMEOUT_MS = 10_000;
 
 export interface StepContext {
   cluster: LocalCluster;
   /** Scenario event name → EventId, filled by `schedule` steps. */
   ids: Map<string, string>;
   log: (line: string) => void;
-  signal?: AbortSignal;
 }
 
 const OPERATOR = "demo operator";
@@ -28,20 +25,6 @@ export async function runStep(s: ScenarioStep, x: StepContext): Promise<void> {
     if (id === undefined) throw new Error(`event "${name}" was never scheduled`);
     return id;
   };
-  /**
-   * A step that acts on a scheduled event (cancel, startNow, changeResources, hold, release)
-   * first waits until Quiesce has seen it: at a high time scale a few simulated seconds are less
-   * than one relay poll, and the outcome would hang on that race ("never reported" instead of
-   * "Cancelled"; a hold refused as an unknown event).
-   */
-  if ("name" in s && s.action !== "schedule") {
-    const id = idOf(s.name);
-    const until = Date.now() + SEEN_TIMEOUT_MS;
-    while (Date.now() < until && !x.signal?.aborted) {
-      if (await cluster.status.event(id, cluster.cluster).catch(() => null)) break;
-      await delay(100);
-    }
-  }
   switch (s.action) {
     case "schedule": {
       const ev = fabric.schedule(s.event);
@@ -84,6 +67,14 @@ export async function runStep(s: ScenarioStep, x: StepContext): Promise<void> {
           ? `scenario: ${OPERATOR} holds ${s.name} (${reason})`
           : `scenario: ${OPERATOR} releases ${s.name}`,
       );
+      if (s.action === "hold") {
+        // A hold that lands after the approval holds nothing: the story it begins is not told.
+        const d = await cluster.status.event(idOf(s.name), cluster.cluster);
+        if (d.approval.approvedAt !== null)
+          throw new Error(
+            `premise not met: ${s.name} held before any approval (approved by ${d.approval.approvedBy} at ${d.approval.approvedAt})`,
+          );
+      }
       break;
     }
     case "health":

@@ -21,6 +21,8 @@ export interface EventSummary {
   recovered: string;
   /** Which safety gates held its approval, and for how long (real seconds). */
   gatesHeld: GateHold | null;
+  /** Why its story was not told as written (premises.ts); empty when it was. */
+  problems: string[];
 }
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
@@ -38,6 +40,7 @@ export function summarize(
   name: string,
   sim: SimEvent | undefined,
   detail: EventDetail | null,
+  problems: string[] = [],
 ): EventSummary {
   const affected = new Set((detail?.resources ?? sim?.resources ?? []).map((r) => r.toLowerCase()));
   const readiness = detail?.readiness ?? [];
@@ -71,6 +74,7 @@ export function summarize(
     startedBeforeNotBeforeSeconds: before,
     recovered: drainedRows.length === 0 ? "-" : `${recoveredRows.length}/${drainedRows.length}`,
     gatesHeld: detail ? gateHold(detail.timeline) : null,
+    problems,
   };
 }
 
@@ -92,7 +96,8 @@ export function renderSummary(rows: EventSummary[]): string {
     r.name,
     r.eventType,
     r.resources.join(","),
-    r.outcome,
+    // Marked, so an outcome that reads well cannot hide a story that did not happen as written.
+    r.problems.length > 0 ? `${r.outcome} NOT AS TOLD` : r.outcome,
     r.rule ?? "-",
     r.approvedBy ?? "-",
     r.drainedAfterSeconds === null ? "-" : `${r.drainedAfterSeconds} s`,
@@ -104,4 +109,21 @@ export function renderSummary(rows: EventSummary[]): string {
     r.gatesHeld ? `${r.gatesHeld.gates.join(",")} ${r.gatesHeld.seconds} s` : "-",
   ]);
   return table([header, ...body]);
+}
+
+/**
+ * Under the table: every story not told as written and why, and the run's own problems (not
+ * one event's); empty when every premise held.
+ */
+export function renderProblems(
+  rows: readonly EventSummary[],
+  runProblems: readonly string[],
+): string[] {
+  const told = rows.flatMap((r) => r.problems.map((p) => `  ${r.name}: ${p}`));
+  const all = [...runProblems.map((p) => `  ${p}`), ...told];
+  if (all.length === 0) return [];
+  return [
+    `Not as told (${all.length}): the summary above does not show the story as written.`,
+    ...all,
+  ];
 }

@@ -13,8 +13,8 @@ export function workspaceSources(o = {}) {
   return {
     name: "workspace-sources",
     setup(b) {
-      b.onResolve({ filter: /^@quiesce\/[a-z-]+(\/[a-z-]+)?$/ }, (a) => {
-        const [, pkg, sub] = /^@quiesce\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(a.path) ?? [];
+      b.onResolve({ filter: /^@quiesce\/[a-z-]+(\/[A-Za-z-]+)?$/ }, (a) => {
+        const [, pkg, sub] = /^@quiesce\/([a-z-]+)(?:\/([A-Za-z-]+))?$/.exec(a.path) ?? [];
         const path = join(repo, pkg, "src", sub ?? "", "index.ts");
         return existsSync(path) ? { path } : { errors: [{ text: `no sources for ${a.path}` }] };
       });
