@@ -102,4 +102,20 @@ describe("quiesce CLI arguments", () => {
       error: "--state does not apply to cluster",
     });
   });
+
+  it("takes --replace for hold and force-approve only: replacing another's override is explicit", () => {
+    const force = parseArgs(["force-approve", "E1", "--reason", "urgent", "--replace"], env);
+    expect(force.ok && force.value).toMatchObject({ command: "force-approve", replace: true });
+    const hold = parseArgs(["hold", "E1", "--reason", "freeze"], env);
+    expect(hold.ok && hold.value).toMatchObject({ command: "hold", replace: false });
+    for (const command of ["release", "force-gate", "status"])
+      expect(parseArgs([command, "E1", "--reason", "r", "--gate", "g", "--replace"], env)).toEqual({
+        ok: false,
+        error: `--replace applies to hold and force-approve, not ${command}`,
+      });
+    expect(parseArgs(["hold", "E1", "--reason", "r", "--replace=yes"], env)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/unknown option --replace=yes/),
+    });
+  });
 });

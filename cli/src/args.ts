@@ -14,9 +14,12 @@ usage:
   quiesce cluster NAME [--limit N] [--all]
                                          one cluster: groups, members (a page, default 500), events
   quiesce event EVENT_ID [--cluster C]   one event: phase, blockers, approval, timeline
-  quiesce hold EVENT_ID --reason TEXT [--ttl-minutes N] [--cluster C]
+  quiesce hold EVENT_ID --reason TEXT [--ttl-minutes N] [--cluster C] [--replace]
   quiesce release EVENT_ID --reason TEXT [--cluster C]
-  quiesce force-approve EVENT_ID --reason TEXT [--ttl-minutes N] [--cluster C]
+  quiesce force-approve EVENT_ID --reason TEXT [--ttl-minutes N] [--cluster C] [--replace]
+                                         a hold over another's force-approve (or the reverse)
+                                         is refused unless --replace; the answer names what
+                                         it replaced
   quiesce force-gate EVENT_ID --gate NAME --reason TEXT [--ttl-minutes N] [--cluster C]
                                          approve past one failing safety gate (audited)
 options:
@@ -62,7 +65,8 @@ export const CliArgs = z.discriminatedUnion("command", [
     target: eventId,
     cluster: z.string().min(1).optional(),
   }),
-  z.object({ ...operatorFields, command: z.enum(OPERATOR_COMMANDS) }),
+  z.object({ ...operatorFields, command: z.enum(["hold", "force-approve"]), replace: z.boolean() }),
+  z.object({ ...operatorFields, command: z.literal("release") }),
   z.object({
     ...operatorFields,
     command: z.literal("force-gate"),
@@ -97,6 +101,7 @@ const OPTIONS = {
   cluster: { type: "string" },
   reason: { type: "string" },
   gate: { type: "string" },
+  replace: { type: "boolean" },
   "ttl-minutes": { type: "string" },
   phase: { type: "string" },
   state: { type: "string" },
@@ -121,6 +126,8 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
   const command = positionals[0] ?? "status";
   if (!COMMANDS.includes(command))
     return { ok: false, error: `unknown command ${command}\n\n${USAGE}` };
+  if (values.replace === true && command !== "hold" && command !== "force-approve")
+    return { ok: false, error: `--replace applies to hold and force-approve, not ${command}` };
   const parsed = CliArgs.safeParse({
     command,
     target: positionals[1],
@@ -132,6 +139,7 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
     ttlMinutes: text(values["ttl-minutes"]),
     json: values.json === true,
     all: values.all === true,
+    replace: values.replace === true,
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs, USAGE } from "./args";
-import { renderCluster, renderEventDetail, renderStatus } from "./render";
+import { renderCluster, renderEventDetail, renderOperatorAnswer, renderStatus } from "./render";
 import { StatusApiError, StatusClient } from "./statusClient";
 
 async function main(): Promise<number> {
@@ -55,9 +55,10 @@ async function main(): Promise<number> {
         ...(a.cluster ? { cluster: a.cluster } : {}),
         ...(a.ttlMinutes ? { ttlMinutes: a.ttlMinutes } : {}),
         ...(a.command === "force-gate" ? { gate: a.gate } : {}),
+        ...("replace" in a && a.replace ? { replace: true } : {}),
       };
       const r = await client.operator(a.command, a.target, body);
-      print(r, () => `${a.command} ${a.target}: done`);
+      print(r, () => renderOperatorAnswer(a.command, a.target, r));
     }
   }
   return 0;

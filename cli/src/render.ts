@@ -3,6 +3,7 @@ import type {
   ClusterSummary,
   EventDetail,
   EventView,
+  OperatorAnswer,
   StatusPage,
 } from "@quiesce/protocol/status";
 
@@ -84,4 +85,17 @@ export function renderEventDetail(d: EventDetail): string {
   lines.push(d.timelineTruncated ? "  timeline (newest entries only)" : "  timeline");
   for (const t of d.timeline) lines.push(`    ${t.at}  ${t.reason}`);
   return lines.join("\n");
+}
+
+/** An operator action's outcome; a replaced or removed override is named, never left unsaid. */
+export function renderOperatorAnswer(
+  command: string,
+  target: string,
+  r: Pick<OperatorAnswer, "replaced">,
+): string {
+  const o = r.replaced;
+  if (!o) return `${command} ${target}: done`;
+  const what = o.kind === "hold" ? "hold" : "force-approve";
+  const verb = command === "release" ? "removed" : "replaced";
+  return `${command} ${target}: done; ${verb} the ${what} by ${o.by} (since ${o.at}, until ${o.expiresAt}): ${o.reason}`;
 }

@@ -4,6 +4,7 @@ import {
   EventDetail,
   type EventState,
   type EventView,
+  OperatorAnswer,
   type Phase,
   StatusPage,
 } from "@quiesce/protocol/status";
@@ -15,7 +16,7 @@ import { z } from "zod";
  * from (@quiesce/protocol's status views), so a changed API fails loudly.
  */
 
-export { ClusterPage, EventDetail, type EventView, StatusPage };
+export { ClusterPage, EventDetail, type EventView, OperatorAnswer, StatusPage };
 
 export class StatusApiError extends Error {
   constructor(
@@ -135,11 +136,18 @@ export class StatusClient {
   async operator(
     action: "hold" | "release" | "force-approve" | "force-gate",
     eventId: string,
-    body: { cluster?: string; reason: string; ttlMinutes?: number; gate?: string },
-  ): Promise<EventDetail> {
-    // The coordinator answers an operator action with the event as it now stands.
+    body: {
+      cluster?: string;
+      reason: string;
+      ttlMinutes?: number;
+      gate?: string;
+      replace?: boolean;
+    },
+  ): Promise<OperatorAnswer> {
+    // The coordinator answers an operator action with the event as it now stands, and the
+    // override it replaced.
     return this.call(
-      EventDetail,
+      OperatorAnswer,
       "POST",
       `/api/events/${encodeURIComponent(eventId)}/${action}`,
       body,

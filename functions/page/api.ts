@@ -99,7 +99,7 @@ export class StatusApi {
     verb: OperatorVerb,
     eventId: string,
     cluster: string,
-    body: { reason: string; ttlMinutes?: number },
+    body: { reason: string; ttlMinutes?: number; replace?: boolean },
   ): Promise<EventDetail> {
     const r = await this.call(
       `/api/events/${encodeURIComponent(eventId)}/${verb}?cluster=${encodeURIComponent(cluster)}`,

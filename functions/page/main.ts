@@ -46,12 +46,18 @@ function route(): Route {
 }
 
 const dialog = operatorDialog(
-  async (verb: OperatorVerb, e: EventView, reason: string, ttlMinutes: number) => {
+  async (
+    verb: OperatorVerb,
+    e: EventView,
+    reason: string,
+    ttlMinutes: number,
+    replace: boolean,
+  ) => {
     await api.act(
       verb,
       e.eventId,
       e.cluster,
-      verb === "release" ? { reason } : { reason, ttlMinutes },
+      verb === "release" ? { reason } : { reason, ttlMinutes, ...(replace ? { replace } : {}) },
     );
     lastRendered = "";
     await refresh();

@@ -97,12 +97,12 @@ describe("policy URLs the coordinator calls with a bearer token", () => {
       loadCoordinatorSettings(
         policy({ agentless: { enabled: true, drain: hook("http://10.0.0.4/drain/{vmName}") } }),
       ),
-    ).toThrow(/QUIESCE_POLICY\.default\.agentless\.drain\.url: must be https/);
+    ).toThrow(/QUIESCE_POLICY: default\.agentless\.drain\.url: must be https/);
     expect(() =>
       loadCoordinatorSettings(
         policy({ gates: [{ kind: "http", name: "h", ...hook("http://gate.example.com/") }] }),
       ),
-    ).toThrow(/QUIESCE_POLICY\.default\.gates\.0\.url: must be https/);
+    ).toThrow(/QUIESCE_POLICY: default\.gates\[0\]\.url: must be https/);
   });
 
   it("accepts them over plain http to loopback", () => {

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { redact } from "@quiesce/protocol";
+import { checkHookCommands } from "./checkConfig";
 import { type CliArgs, parseCliArgs } from "./cliArgs";
 import {
   mergeSettingSources,
+  misspelledEnvironment,
   parseConfigFile,
   parseRelaySettings,
   RELAY_SETTING_NAMES,
@@ -12,6 +14,7 @@ import {
   SettingsError,
 } from "./config";
 import { errorText, jsonLogger } from "./log";
+import { relayConfigFrom } from "./options";
 import { startRelay } from "./relay";
 import { RELAY_VERSION } from "./version";
 
@@ -25,7 +28,8 @@ Usage: quiesce-relay [--config FILE] [--dry-run] [--check-config]
 Options:
   --config FILE    JSON file whose keys are the settings below (environment variables win).
   --dry-run        Everything except the StartRequests POST to IMDS (same as QUIESCE_DRY_RUN=true).
-  --check-config   Validate the settings, print them (secrets redacted) and exit.
+  --check-config   Validate the settings and that the hook commands' programs exist, print
+                   the settings (secrets redacted) and exit.
   --version        Print the version and exit.
   --help           Print this help and exit.
 
@@ -54,7 +58,30 @@ export function settingsFrom(
   const merged = mergeSettingSources(env, content);
   if (file) merged.QUIESCE_CONFIG_FILE = file;
   if (args.dryRun) merged.QUIESCE_DRY_RUN = true;
-  return parseRelaySettings(merged);
+  return parseRelaySettings(merged, misspelledEnvironment(env));
+}
+
+/**
+ * --check-config beyond the settings: each hook command's program is there (checkConfig.ts).
+ * Returns the exit code: 2 when one is missing, as for a bad setting.
+ */
+export function checkConfig(
+  settings: RelaySettings,
+  env: Record<string, string | undefined>,
+  write: { out: (text: string) => void; err: (text: string) => void },
+): number {
+  const checks = checkHookCommands(relayConfigFrom(settings).hooks.commands, {
+    platform: process.platform,
+    path: env.PATH ?? env.Path ?? "",
+    cwd: process.cwd(),
+  });
+  for (const note of checks.unchecked) write.err(redact(`quiesce-relay: note: ${note}\n`));
+  if (checks.missing.length > 0) {
+    write.err(redact(`quiesce-relay: ${checks.missing.join("; ")}\n`));
+    return 2;
+  }
+  write.out(`${JSON.stringify(redactSettings(settings), null, 2)}\n`);
+  return 0;
 }
 
 async function main(): Promise<number> {
@@ -77,10 +104,11 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  if (args.checkConfig) {
-    process.stdout.write(`${JSON.stringify(redactSettings(settings), null, 2)}\n`);
-    return 0;
-  }
+  if (args.checkConfig)
+    return checkConfig(settings, process.env, {
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(t),
+    });
   const log = jsonLogger(settings.QUIESCE_LOG_LEVEL);
   const relay = await startRelay(settings, { logger: log });
   return new Promise<number>((resolve) => {

@@ -1,11 +1,14 @@
 import {
-  BooleanText,
   ClusterName,
-  describeZodError,
+  describeSettingProblems,
   HttpsOrLoopbackUrl,
+  HttpUrl,
+  misspelledSettings,
   parseJsonWith,
+  settingProblems,
 } from "@quiesce/protocol";
 import { z } from "zod";
+import { flag, int } from "./configValues";
 
 /**
  * The relay's settings: environment variables, optionally also a JSON file (`--config FILE` or
@@ -13,11 +16,7 @@ import { z } from "zod";
  * ones infra/ and the install scripts set (a test keeps them in step through RELAY_SETTING_NAMES).
  */
 
-/** Env gives text (BooleanText's words), a JSON file gives booleans: accept both, and nothing else. */
-const flag = z.union([z.boolean(), BooleanText]);
-
 const optionalText = z.string().trim().min(1).optional();
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 export function defaultStateFile(platform: NodeJS.Platform = process.platform): string {
   return platform === "win32"
@@ -42,15 +41,15 @@ const common = {
   /** Shell command run to recover once the event has left the document. */
   QUIESCE_RECOVER_COMMAND: optionalText,
   /** Local URL that receives the drain event as an HTTP POST (instead of a command). */
-  QUIESCE_DRAIN_URL: z.url({ protocol: /^https?$/ }).optional(),
+  QUIESCE_DRAIN_URL: HttpUrl.optional(),
   /** Local URL that receives the recover event as an HTTP POST (instead of a command). */
-  QUIESCE_RECOVER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  QUIESCE_RECOVER_URL: HttpUrl.optional(),
   /** Longest a hook may run; a drain gets less when NotBefore is closer. */
   QUIESCE_HOOK_TIMEOUT_SECONDS: int(1, 86_400).default(600),
   /** A drain must end this long before NotBefore, so the event can still be approved early. */
   QUIESCE_HOOK_SAFETY_MARGIN_SECONDS: int(0, 3600).default(10),
   /** IMDS base URL; tests and the fabric simulator stand in for 169.254.169.254. */
-  QUIESCE_IMDS_URL: z.url({ protocol: /^https?$/ }).default("http://169.254.169.254"),
+  QUIESCE_IMDS_URL: HttpUrl.default("http://169.254.169.254"),
   /** api-version of /metadata/scheduledevents. */
   QUIESCE_IMDS_API_VERSION: z
     .string()
@@ -165,12 +164,33 @@ export class SettingsError extends Error {
   }
 }
 
-/** Validate already-merged settings; the error names every bad setting. */
-export function parseRelaySettings(input: Record<string, unknown>): RelaySettings {
+/**
+ * Validate already-merged settings; the error names every bad setting, after `problems` found
+ * before (misspelled names: misspelledEnvironment).
+ */
+export function parseRelaySettings(
+  input: Record<string, unknown>,
+  problems: readonly string[] = [],
+): RelaySettings {
   const parsed = RelaySettings.safeParse(input);
-  if (!parsed.success)
-    throw new SettingsError(`invalid relay settings: ${describeZodError(parsed.error)}`);
+  const all = [...problems, ...(parsed.success ? [] : settingProblems(parsed.error))];
+  if (all.length > 0 || !parsed.success)
+    throw new SettingsError(`invalid relay settings: ${describeSettingProblems(all)}`);
   return parsed.data;
+}
+
+/**
+ * Environment variables one typo away from a setting's name (QUIESCE_DRAIN_COMAND, any case),
+ * each as a problem naming the setting meant. Refused rather than warned about: ignored, such a
+ * name leaves its setting unset, and with no drain hook a VM counts as drained at once. Names
+ * near no setting (another program's QUIESCE_ variables) are not this program's to refuse.
+ */
+export function misspelledEnvironment(env: Record<string, string | undefined>): string[] {
+  return misspelledSettings(
+    // Empty ones are skipped, as mergeSettingSources skips them: they set nothing.
+    Object.keys(env).filter((k) => /^quiesce_/i.test(k) && env[k] !== undefined && env[k] !== ""),
+    RELAY_SETTING_NAMES,
+  );
 }
 
 /**
@@ -191,21 +211,38 @@ export function mergeSettingSources(
 }
 
 /**
- * The config file: a JSON object whose keys are setting names (their values are checked with the
- * environment's, by RelaySettings). Unknown keys are refused so a typo is not silently ignored.
+ * The config file: a JSON object whose keys are setting names. Unknown keys are refused so a typo
+ * is not silently ignored (with the name meant, when one is near); each value is checked against
+ * its setting here, so an error says it is the file's (a setting the environment also sets is
+ * checked again with the environment's value, by RelaySettings).
  */
-const ConfigFile = z
-  .record(z.string(), z.unknown(), { error: "must hold a JSON object of settings" })
-  .superRefine((file, ctx) => {
-    const unknown = Object.keys(file).filter((k) => !(RELAY_SETTING_NAMES as string[]).includes(k));
-    if (unknown.length > 0)
-      ctx.addIssue({ code: "custom", message: `unknown setting(s) ${unknown.join(", ")}` });
-  });
+const ConfigFile = z.record(z.string(), z.unknown(), {
+  error: "must hold a JSON object of settings",
+});
 
-/** Parse the text of a config file; the error names the file and what is wrong with it. */
+const FIELDS: Record<string, z.ZodType> = RELAY_SETTING_FIELDS;
+
+/** Parse the text of a config file; the error names the file and every key wrong in it. */
 export function parseConfigFile(text: string, path: string): Record<string, unknown> {
   const parsed = parseJsonWith(ConfigFile, text);
   if (!parsed.ok) throw new SettingsError(`config file ${path}: ${parsed.error}`);
+  const problems: string[] = [];
+  const unknown: string[] = [];
+  for (const [key, value] of Object.entries(parsed.value)) {
+    const field = Object.hasOwn(FIELDS, key) ? FIELDS[key] : undefined;
+    if (!field) {
+      const typo = misspelledSettings([key], RELAY_SETTING_NAMES);
+      if (typo.length > 0) problems.push(...typo);
+      else unknown.push(key);
+      continue;
+    }
+    const checked = field.safeParse(value);
+    if (!checked.success)
+      problems.push(...settingProblems(checked.error).map((p) => `${key}: ${p}`));
+  }
+  if (unknown.length > 0) problems.push(`unknown setting(s) ${unknown.join(", ")}`);
+  if (problems.length > 0)
+    throw new SettingsError(`config file ${path}: ${describeSettingProblems(problems)}`);
   return parsed.value;
 }
 

@@ -40,7 +40,7 @@ describe("relay CLI (single-file bundle)", () => {
     const r = run([], { QUIESCE_COORDINATOR_URL: "not a url", QUIESCE_CLUSTER: "web" });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(
-      /QUIESCE_COORDINATOR_URL: Invalid URL.*QUIESCE_ENTRA_AUDIENCE: required/,
+      /QUIESCE_COORDINATOR_URL: not a valid URL \("not a url"\).*QUIESCE_ENTRA_AUDIENCE: required/,
     );
   });
 

@@ -110,7 +110,10 @@ describe("relay settings", () => {
 
   it("refuses unknown keys in the config file so a typo is not silently ignored", () => {
     expect(() => parseConfigFile('{"QUIESCE_CLUSTR":"x"}', "relay.json")).toThrow(
-      /unknown setting\(s\) QUIESCE_CLUSTR/,
+      /^config file relay\.json: QUIESCE_CLUSTR: not a setting; did you mean QUIESCE_CLUSTER\?$/,
+    );
+    expect(() => parseConfigFile('{"CLUSTER":"x","OTHER":1}', "relay.json")).toThrow(
+      /^config file relay\.json: unknown setting\(s\) CLUSTER, OTHER$/,
     );
     expect(() => parseConfigFile("{", "relay.json")).toThrow(/^config file relay\.json: not JSON/);
   });

@@ -1,5 +1,6 @@
 import type { EventView, OperatorVerb } from "../api";
 import { h } from "../dom";
+import { clock } from "../model/format";
 
 export interface OperatorUi {
   /** Only principals with the operator role get buttons; the API refuses everyone else anyway. */
@@ -36,12 +37,27 @@ export function operatorButtons(e: EventView, ops: OperatorUi): HTMLElement | fa
   );
 }
 
+/** The other operator's override a hold or force-approve would take the place of, if any. */
+function overrideReplaced(verb: OperatorVerb, e: EventView) {
+  if (verb === "hold" && e.forceApprove) return { what: "force-approve", ...e.forceApprove };
+  if (verb === "force-approve" && e.hold) return { what: "hold", ...e.hold };
+  return null;
+}
+
 /**
  * The confirmation dialog: names the action and the event, asks for a reason (and an expiry for
- * hold / force-approve), and calls `submit`; the API's refusal is shown in the dialog.
+ * hold / force-approve), says whose override it replaces, and calls `submit` (with `replace`
+ * only then: the API refuses to replace an override the operator was not shown); the API's
+ * refusal is shown in the dialog.
  */
 export function operatorDialog(
-  submit: (verb: OperatorVerb, e: EventView, reason: string, ttlMinutes: number) => Promise<void>,
+  submit: (
+    verb: OperatorVerb,
+    e: EventView,
+    reason: string,
+    ttlMinutes: number,
+    replace: boolean,
+  ) => Promise<void>,
 ): { element: HTMLDialogElement; open: OperatorUi["open"] } {
   const dialog = h("dialog", {
     id: "operator-dialog",
@@ -66,6 +82,7 @@ export function operatorDialog(
       value: 60,
       required: true,
     }) as HTMLInputElement;
+    const replacing = overrideReplaced(verb, e);
     const confirm = h(
       "button",
       { type: "submit", class: `op op-${verb}`, id: "op-confirm" },
@@ -84,6 +101,12 @@ export function operatorDialog(
             ? "Removes the hold or force-approve; approval follows the rules again."
             : `Approves without waiting for ${e.blockers.length} blocking VM(s) to drain: ${e.resources.join(", ")} may be hit while serving.`,
       ),
+      replacing &&
+        h(
+          "p",
+          { class: "replaces", id: "op-replaces" },
+          `This replaces the ${replacing.what} by ${replacing.by} (since ${clock(replacing.at)}, until ${clock(replacing.expiresAt)}): “${replacing.reason}”.`,
+        ),
       h("label", { for: "op-reason" }, "Reason (recorded with your name)"),
       reason,
       verb !== "release" && [h("label", { for: "op-ttl" }, "Expires after (minutes)"), ttl],
@@ -103,7 +126,7 @@ export function operatorDialog(
         return;
       }
       confirm.setAttribute("disabled", "");
-      submit(verb, e, reason.value.trim(), Number(ttl.value) || 60).then(
+      submit(verb, e, reason.value.trim(), Number(ttl.value) || 60, replacing !== null).then(
         () => dialog.close(),
         (err: unknown) => {
           error.textContent = (err as Error).message;

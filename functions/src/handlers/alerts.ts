@@ -1,6 +1,7 @@
 import { coverage } from "@quiesce/core";
 import { attestationMode } from "../attestation";
 import { coverageStates } from "../status/coverageStates";
+import { refusedReportsView } from "../status/refusedReports";
 import { iso } from "../status/views";
 import { collectUnreadable, withUnreadableRows } from "../store";
 import { type Handler, withAuth } from "./compose";
@@ -12,7 +13,8 @@ const SHOWN = 50;
 /**
  * GET /api/alerts: coverage of every cluster (silent relays, groups with no live relay, VMs an
  * event names that never registered) and the notification outbox: what is pending, and what
- * was dropped after its deadline, with the last error (never a webhook URL).
+ * was dropped after its deadline, with the last error (never a webhook URL); and the reports this
+ * instance refused at authentication, by the VM they claim (status/refusedReports.ts).
  */
 export function alertsHandler(deps: HandlerDeps): Handler {
   return withAuth(deps, "reader", async () => {
@@ -50,6 +52,7 @@ export function alertsHandler(deps: HandlerDeps): Handler {
     const body = {
       now: iso(now),
       clusters: views,
+      refusedReports: refusedReportsView(deps.refusedReports, SHOWN),
       notifications: {
         sinks: deps.notifier.sinksConfigured(),
         pending: rows.filter((r) => r.state === "pending").length,

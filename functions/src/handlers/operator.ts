@@ -1,5 +1,6 @@
-import { type OperatorAction, OperatorActionError } from "@quiesce/core";
+import { type OperatorAction, OperatorActionError, type ReplacedOverride } from "@quiesce/core";
 import { ClusterName } from "@quiesce/protocol";
+import type { OperatorAnswer } from "@quiesce/protocol/status";
 import { z } from "zod";
 import { invocationLogger } from "../log";
 import { runOperatorAction } from "../pipeline/operatorAction";
@@ -19,6 +20,12 @@ export const OperatorRequest = z.strictObject({
   ttlMinutes: z.number().int().min(1).max(1440).default(60),
 });
 
+/**
+ * hold and force-approve: `replace` lets one take the place of another operator's override of
+ * the other kind (refused with 409 otherwise, naming it); a release takes none.
+ */
+export const OverrideRequest = OperatorRequest.extend({ replace: z.boolean().default(false) });
+
 /** force-gate names the gate it forces past. */
 export const ForceGateRequest = OperatorRequest.extend({
   gate: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "gate: the name of one of the policy's gates"),
@@ -29,7 +36,9 @@ export type OperatorKind = OperatorAction["kind"];
 /**
  * POST /api/events/{eventId}/hold | release | force-approve | force-gate (body names the gate). Audited: the history of the event
  * gets a row naming who did it and why, besides the transition the core records
- * (pipeline/operatorAction.ts). Answers with the event's detail as it now stands.
+ * (pipeline/operatorAction.ts), which names any override replaced. Answers with the event's
+ * detail as it now stands and `replaced`; 409 for a hold over another operator's force-approve
+ * (or the reverse) without `replace: true`.
  */
 export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler {
   const queries = new StatusQueries(deps.store.tables, deps.store.memberRows);
@@ -37,12 +46,20 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler 
     const parsed = await jsonBody(
       request,
       OPERATOR_BODY_LIMIT,
-      parsedBy(kind === "forceGate" ? ForceGateRequest : OperatorRequest),
+      parsedBy(
+        kind === "forceGate"
+          ? ForceGateRequest
+          : kind === "release"
+            ? OperatorRequest
+            : OverrideRequest,
+      ),
       "request",
     );
     if (!parsed.ok) return parsed.error;
     const { cluster: bodyCluster, reason, ttlMinutes } = parsed.value;
-    const gate = "gate" in parsed.value ? (parsed.value.gate as string) : "";
+    const body: Record<string, unknown> = parsed.value;
+    const gate = typeof body.gate === "string" ? body.gate : "";
+    const replace = body.replace === true;
 
     const found = await findEvent(
       deps,
@@ -58,15 +75,30 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler 
         ? { kind, by, reason }
         : kind === "forceGate"
           ? { kind, gate, by, reason, ttlSeconds }
-          : { kind, by, reason, ttlSeconds };
+          : { kind, by, reason, ttlSeconds, ...(replace ? { replace } : {}) };
+    let replaced: ReplacedOverride | null;
     try {
-      await runOperatorAction(deps, cluster, key, action);
+      ({ replaced } = await runOperatorAction(deps, cluster, key, action));
     } catch (e) {
       if (e instanceof OperatorActionError)
         return problem(e.code === "notFound" ? 404 : 409, e.message);
       throw e; // store failures: withStoreErrors
     }
-    invocationLogger(context, { cluster, event: key }).info(`operator ${kind}`, { by, reason });
-    return json(200, await readEventDetail(deps, queries, cluster, key));
+    invocationLogger(context, { cluster, event: key }).info(`operator ${kind}`, {
+      by,
+      reason,
+      ...(replaced ? { replaced: `${replaced.kind} by ${replaced.by}` } : {}),
+    });
+    const detail = await readEventDetail(deps, queries, cluster, key);
+    if (!detail) return problem(404, `event ${request.params.eventId} is no longer known`);
+    const answer: OperatorAnswer = {
+      ...detail,
+      replaced: replaced && {
+        ...replaced,
+        at: new Date(replaced.at).toISOString(),
+        expiresAt: new Date(replaced.expiresAt).toISOString(),
+      },
+    };
+    return json(200, answer);
   });
 }

@@ -1,3 +1,4 @@
+import type { HttpRequest } from "@azure/functions";
 import { memberKey } from "@quiesce/core";
 import {
   PROTOCOL_VERSION,
@@ -6,13 +7,14 @@ import {
   redactReport,
 } from "@quiesce/protocol/relay";
 import { attestationMode } from "../attestation";
-import { authorizeRelayForVm } from "../auth";
+import { authorizeRelayForVm, type Denial } from "../auth";
 import { invocationLogger } from "../log";
 import { attestationStep } from "../pipeline/attest";
 import { processReport } from "../pipeline/report";
+import { ReportClaim } from "../status/refusedReports";
 import { reportKeyProblems } from "../store";
-import { type Handler, jsonBody, withAuth } from "./compose";
-import type { HandlerDeps } from "./deps";
+import { type AuthedHandler, type Handler, jsonBody, parsedBy } from "./compose";
+import { authenticate, denied, type HandlerDeps } from "./deps";
 import { json, problem } from "./http";
 
 /**
@@ -20,10 +22,11 @@ import { json, problem } from "./http";
  * input), check the caller may speak for that VM, then hand it to the report pipeline
  * (pipeline/report.ts: load → decide → elect → commit → effects) and answer with its directives.
  * Store failures (lost races, an unreachable store) are answered by withStoreErrors; the reports
- * metric counts them as "unavailable".
+ * metric counts them as "unavailable". A report refused at authentication is counted by the VM
+ * it claims (status/refusedReports.ts), and changes nothing else.
  */
 export function reportHandler(deps: HandlerDeps): Handler {
-  return withAuth(deps, "relay", async (request, context, principal) => {
+  return withRelayAuth(deps, async (request, context, principal) => {
     const parsed = await jsonBody(request, deps.options.maxBodyBytes, parseRelayReport, "report");
     if (!parsed.ok) return parsed.error;
     // Secrets never leave: an older or buggy relay may still send a token in a hook's detail.
@@ -40,7 +43,10 @@ export function reportHandler(deps: HandlerDeps): Handler {
     // A relay identity that names no VM is bound by attestation where it is required: every
     // report must then come from the relay process that proved it runs on the reported VM.
     const attestedInstead = !allowed.ok && allowed.error.unbindable && mode === "require";
-    if (!allowed.ok && !attestedInstead) return problem(allowed.error.status, allowed.error.reason);
+    if (!allowed.ok && !attestedInstead) {
+      noteRefused(deps, report, allowed.error);
+      return problem(allowed.error.status, allowed.error.reason);
+    }
 
     const step =
       mode === "off" || !deps.attestor
@@ -75,4 +81,35 @@ export function reportHandler(deps: HandlerDeps): Handler {
     };
     return json(200, response);
   });
+}
+
+/**
+ * compose.ts's withAuth, seeing the denial: a relay turned away (401, 403; not a 503, which is
+ * the coordinator's own trouble) is counted by the cluster and VM its body claims, read within
+ * the same body limit and never trusted, so that a relay with a wrong key is not invisible.
+ */
+function withRelayAuth(deps: HandlerDeps, handler: AuthedHandler): Handler {
+  return async (request, context) => {
+    const auth = await authenticate(deps, request.headers.get("authorization"), "relay", context);
+    if (auth.ok) return handler(request, context, auth.value);
+    if (auth.error.status !== 503) await noteRefusedBody(deps, request, auth.error);
+    return denied(auth.error);
+  };
+}
+
+async function noteRefusedBody(deps: HandlerDeps, request: HttpRequest, denial: Denial) {
+  // Reading it is only to show the claim: a body that cannot be read changes no answer.
+  const claim = await jsonBody(
+    request,
+    deps.options.maxBodyBytes,
+    parsedBy(ReportClaim),
+    "report",
+  ).catch(() => null);
+  if (claim?.ok) noteRefused(deps, claim.value, denial);
+  else deps.telemetry.reportRefused(denial.status); // counted, but claims no VM to show it on
+}
+
+function noteRefused(deps: HandlerDeps, claim: ReportClaim, denial: Denial): void {
+  deps.telemetry.reportRefused(denial.status);
+  deps.refusedReports.note(claim, denial, deps.clock.now());
 }

@@ -51,6 +51,7 @@ export async function clusterPage(
           policy,
           now,
           { members, activeHeads: active },
+          deps.refusedReports?.lookup(cluster),
         ),
       )
     ).shown.map((x) => x.view);

@@ -1,6 +1,7 @@
 import type { Clock } from "@quiesce/protocol";
 import type { CoordinatorOptions, Policies } from "../options";
 import type { ClusterStore } from "../store";
+import type { RefusedReports } from "./refusedReports";
 
 /** What the status reads need of the coordinator: its store, its clock, its options and policies. */
 export interface StatusDeps {
@@ -8,4 +9,6 @@ export interface StatusDeps {
   clock: Clock;
   options: Pick<CoordinatorOptions, "eventRetentionMs">;
   policies: Policies;
+  /** Reports refused at authentication, shown beside the VMs they claim (refusedReports.ts). */
+  refusedReports?: RefusedReports;
 }

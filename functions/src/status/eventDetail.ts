@@ -20,7 +20,7 @@ export async function readEventDetail(
     queries.timeline(cluster, key, STATUS_LIMITS.timeline),
   ]);
   const now = deps.clock.now();
-  const view = eventViews(loaded, now, policy)[0];
+  const view = eventViews(loaded, now, policy, deps.refusedReports?.lookup(cluster))[0];
   if (!view) return null;
   return {
     now: iso(now) as string,

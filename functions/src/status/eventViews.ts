@@ -10,6 +10,7 @@ import { type Dict, dict } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { EventView } from "@quiesce/protocol/status";
 import { type EventHead, mapLimit, type StatusQueries } from "../store";
+import type { RefusedLookup } from "./refusedReports";
 import { eventView } from "./views";
 
 /**
@@ -102,8 +103,13 @@ function inFlightOf(heads: readonly EventHead[], policy: Policy): string[] {
     .map((h) => h.key);
 }
 
-export function eventViews(loaded: EventsToExplain, now: number, policy: Policy): EventView[] {
-  return loaded.records.map((r) => eventView(loaded.state, r, now, policy));
+export function eventViews(
+  loaded: EventsToExplain,
+  now: number,
+  policy: Policy,
+  refused?: RefusedLookup,
+): EventView[] {
+  return loaded.records.map((r) => eventView(loaded.state, r, now, policy, refused));
 }
 
 /** Views of one cluster's events, one per key asked: null for an event gone meanwhile. */
@@ -114,9 +120,11 @@ export async function viewsByKey(
   policy: Policy,
   now: number,
   opts: Parameters<typeof loadEventsToExplain>[4] = {},
+  refused?: RefusedLookup,
 ): Promise<Array<EventView | null>> {
   const loaded = await loadEventsToExplain(queries, cluster, keys, policy, opts);
   const byKey = new Map<string, EventView>();
-  for (const r of loaded.records) byKey.set(r.key, eventView(loaded.state, r, now, policy));
+  for (const r of loaded.records)
+    byKey.set(r.key, eventView(loaded.state, r, now, policy, refused));
   return keys.map((k) => byKey.get(k) ?? null);
 }

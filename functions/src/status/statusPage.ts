@@ -94,10 +94,18 @@ export async function statusPage(
       for (const cluster of new Set(part.map((x) => x.head.cluster))) {
         const keys = part.filter((x) => x.head.cluster === cluster).map((x) => x.head.key);
         const policy = deps.policies.for(cluster);
-        const built = await viewsByKey(queries, cluster, keys, policy, now, {
-          members: membersByCluster.get(cluster) ?? [],
-          activeHeads: activeByCluster.get(cluster) ?? [],
-        });
+        const built = await viewsByKey(
+          queries,
+          cluster,
+          keys,
+          policy,
+          now,
+          {
+            members: membersByCluster.get(cluster) ?? [],
+            activeHeads: activeByCluster.get(cluster) ?? [],
+          },
+          deps.refusedReports?.lookup(cluster),
+        );
         keys.forEach((k, i) => {
           views.set(`${cluster}\u0000${k}`, built[i] ?? null);
         });

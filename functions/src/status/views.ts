@@ -9,6 +9,7 @@ import type {
   TimelineEntry,
 } from "@quiesce/protocol/status";
 import type { HistoryRow } from "../store";
+import { type RefusedLookup, refusedNote } from "./refusedReports";
 
 /**
  * What the status API shows, typed by the shared view schemas (protocol/src/status/views.ts) that
@@ -65,13 +66,22 @@ function attestationView(m: Member): AttestationView | undefined {
   };
 }
 
+/** Blockers whose relay may be there but refused: what this instance refused of its reports. */
+const REFUSED_SHOWN_ON = new Set(["neverRegistered", "noLiveRelay"]);
+
+/** `refused`: reports refused at authentication by the VM they claim, shown on its blocker. */
 export function eventView(
   state: ClusterState,
   e: EventRecord,
   now: number,
   policy: Policy,
+  refused?: RefusedLookup,
 ): EventView {
   const why = isEnded(e) ? null : explain(state, e.key, now, policy);
+  const blockers = (why?.blockers ?? []).map((b) => {
+    const claim = REFUSED_SHOWN_ON.has(b.reason) ? refused?.(b.vm) : undefined;
+    return claim ? { ...b, detail: `${b.detail}; ${refusedNote(claim)}` } : b;
+  });
   return {
     eventId: e.eventId,
     cluster: state.cluster,
@@ -136,7 +146,7 @@ export function eventView(
       expiresAt: isoTime(o.expiresAt),
     })),
     waitingFor: why?.waitingFor ?? (isEnded(e) ? `nothing: the event ended (${e.phase})` : null),
-    blockers: why?.blockers ?? [],
+    blockers,
     drained: why?.drained ?? [],
     gates: why?.gates ?? [],
   };

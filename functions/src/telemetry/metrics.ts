@@ -23,6 +23,7 @@ export const METRICS = {
   groupsUncovered: "quiesce.groups.uncovered",
   eventsWithoutRelay: "quiesce.events.without_relay",
   reports: "quiesce.reports",
+  reportsRefused: "quiesce.reports.refused",
   conflicts: "quiesce.table.conflicts",
   retries: "quiesce.report.retries",
   tableDuration: "quiesce.table.duration",
@@ -45,6 +46,7 @@ export class Telemetry {
   private readonly noticeSaved;
   private readonly hookFailures;
   private readonly reports;
+  private readonly reportsRefused;
   private readonly conflicts;
   private readonly retries;
   private readonly tableDuration;
@@ -81,6 +83,10 @@ export class Telemetry {
       description: "Drain and recover hooks that failed, timed out or were interrupted",
     });
     this.reports = meter.createCounter(METRICS.reports, { description: "Relay reports answered" });
+    this.reportsRefused = meter.createCounter(METRICS.reportsRefused, {
+      description:
+        "Relay reports refused at authentication (401, 403), by status; the VM they claim is on GET /api/alerts",
+    });
     this.conflicts = meter.createCounter(METRICS.conflicts, {
       description: "ETag conflicts (412/409) met while writing a decision",
     });
@@ -206,6 +212,14 @@ export class Telemetry {
     this.reports.add(1, attrs);
     if (attempts > 1) this.retries.add(attempts - 1, { cluster });
     if (conflicts > 0) this.conflicts.add(conflicts, { cluster });
+  }
+
+  /**
+   * A report refused at authentication. No cluster or VM attribute: both are the caller's
+   * unverified claim, and anyone could mint any number of them.
+   */
+  reportRefused(status: number): void {
+    this.reportsRefused.add(1, { status: String(status) });
   }
 
   readonly table: TableObserver = (table, operation, ms, outcome) => {

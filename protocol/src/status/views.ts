@@ -264,7 +264,7 @@ export const TimelineEntry = z.object({
 });
 export type TimelineEntry = z.infer<typeof TimelineEntry>;
 
-/** GET /api/events/{eventId} and the operator routes' answers. */
+/** GET /api/events/{eventId} (the operator routes answer it with `replaced`: OperatorAnswer). */
 export const EventDetail = EventView.extend({
   now: Time,
   readiness: z.array(ReadinessView),
@@ -275,3 +275,14 @@ export const EventDetail = EventView.extend({
   unreadableRows: UnreadableRows,
 });
 export type EventDetail = z.infer<typeof EventDetail>;
+
+/**
+ * The operator routes' answer: the event as it now stands, and the hold or force-approve the
+ * action replaced (a hold, a force-approve with `replace`) or removed (a release); null: none.
+ */
+export const OperatorAnswer = EventDetail.extend({
+  replaced: OverrideView.extend({ kind: z.enum(["hold", "forceApprove"]) })
+    .nullable()
+    .default(null),
+});
+export type OperatorAnswer = z.infer<typeof OperatorAnswer>;
