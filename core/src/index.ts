@@ -19,12 +19,7 @@ export {
   UnboundReports,
 } from "./model/attestationState";
 export { DELETES_VMS } from "./model/eventTypes";
-export {
-  PUBLISHED_RANK,
-  PUBLISHED_STATUSES,
-  type PublishedStatus,
-  PublishedView,
-} from "./model/publishedView";
+export { PUBLISHED_RANK, PublishedView } from "./model/publishedView";
 export {
   ADMIN_STATES,
   type AdminState,
@@ -58,6 +53,7 @@ export type {
   Reply,
   ReportDecision,
 } from "./model/types";
+export { applyAcknowledgeOutcome } from "./rounds/acknowledgeOutcome";
 export {
   type AgentlessChange,
   type AgentlessHookKind,
@@ -68,8 +64,12 @@ export {
   holdsAgentlessClaim,
   recordAgentlessHook,
 } from "./rounds/agentless";
-export { applyAcknowledgeOutcome } from "./rounds/controlPlaneOutcome";
-export { applyOperatorAction, OperatorActionError } from "./rounds/operator";
+export {
+  applyOperatorAction,
+  OperatorActionError,
+  overrideReplaced,
+  type ReplacedOverride,
+} from "./rounds/operator";
 export { applyPublished } from "./rounds/published";
 export { applyPublishedBatch } from "./rounds/publishedBatch";
 export { applyReport, type ReportInputs } from "./rounds/report";

@@ -23,7 +23,8 @@ import { approveIds, policy, Sim } from "./fixtures";
 /**
  * Self-healing in the pure core: IMDS problems block what they might hide, the budget is handed
  * on by the report that frees it (earliest NotBefore first), Preempt/Terminate ignore the budget,
- * relays are asked to report fast enough to converge, and what storage holds is acknowledged.
+ * relays are asked to report fast enough to converge, and the hooks storage holds are listed as
+ * stored.
  */
 
 const withProblems = (r: RelayReport, imdsProblems: ImdsProblem[]): RelayReport => ({
@@ -172,7 +173,7 @@ describe("the cluster's budget of events in flight", () => {
   });
 });
 
-describe("report cadence and acknowledgement for convergence", () => {
+describe("report cadence and stored hooks for convergence", () => {
   it("keeps a relay that owes a recover at the active interval after the event left its document", () => {
     const s = new Sim(policy({ activeReportSeconds: 5, idleReportSeconds: 20 }));
     const e = scheduled("E", ["vm0"]);
@@ -197,21 +198,21 @@ describe("report cadence and acknowledgement for convergence", () => {
     const e = scheduled("E", ["vm0", "vm1"]);
     const r = report("vm0", 2, [e], { hooks: [drained("E")] });
     const settle = 6_000;
-    // New to storage: not acknowledged.
+    // New to storage: not listed as stored.
     expect(storedHooks(s.state, r, "vm0", s.now, settle)).toEqual([]);
     s.send(r);
     // Stored, but not yet long enough to have survived an Azurite crash.
     expect(storedHooks(s.state, r, "vm0", s.now + 1_000, settle)).toEqual([]);
     expect(storedHooks(s.state, r, "vm0", s.now + settle, settle)).toEqual(["E"]);
     expect(storedHooks(s.state, r, "vm0", s.now, 0)).toEqual(["E"]);
-    // Storage lost the write (a crash before it was durable): not acknowledged.
+    // Storage lost the write (a crash before it was durable): not listed as stored.
     expect(storedHooks(emptyClusterState("web"), r, "vm0", s.now, 0)).toEqual([]);
     // A newer attempt than the stored one is news too.
     const newer = report("vm0", 2, [e], { hooks: [{ eventId: "E", drain: run("succeeded", 2) }] });
     expect(storedHooks(s.state, newer, "vm0", s.now, 0)).toEqual([]);
   });
 
-  it("acknowledges hook states of events it does not track and that are not in the document, so relays can idle", () => {
+  it("lists hook states as stored for events it does not track and that are not in the document, so relays can idle", () => {
     const r = report("vm0", 2, [], { hooks: [drained("GONE", "succeeded")] });
     expect(storedHooks(emptyClusterState("web"), r, "vm0", T0, 6_000)).toEqual(["GONE"]);
   });

@@ -1,7 +1,4 @@
-import type {
-  ControlPlaneEventStatus,
-  ControlPlaneObservation,
-} from "@quiesce/protocol/maintenance";
+import type { PublishedEventStatus, PublishedObservation } from "@quiesce/protocol/published";
 import type { RelayReport } from "@quiesce/protocol/relay";
 import { published, report, scheduled, started, T0 } from "@quiesce/testkit/documents";
 import fc from "fast-check";
@@ -21,11 +18,11 @@ const KEY = ID.toLowerCase();
 const p = policy();
 
 interface Delivery {
-  status: ControlPlaneEventStatus;
+  status: PublishedEventStatus;
   /** NotBefore, minutes after T0 (always ahead of the clock: expiry is the clock's, not the order's). */
   notBeforeMin: number;
   observedAt: number | null;
-  source: ControlPlaneObservation["source"];
+  source: PublishedObservation["source"];
   resources: string[];
   eventSource: string | null;
   description: string | null;
@@ -34,7 +31,7 @@ interface Delivery {
 
 const STATUSES = ["Scheduled", "Started", "Completed", "Canceled"] as const;
 
-const delivery = (statuses: readonly ControlPlaneEventStatus[], heads: boolean) =>
+const delivery = (statuses: readonly PublishedEventStatus[], heads: boolean) =>
   fc.record<Delivery>({
     status: fc.constantFrom(...statuses),
     notBeforeMin: fc.integer({ min: 10, max: 40 }),
@@ -57,7 +54,7 @@ const delivery = (statuses: readonly ControlPlaneEventStatus[], heads: boolean) 
     duration: heads ? fc.constantFrom(null, 5, 10) : fc.constantFrom(null, 5),
   });
 
-function observation(d: Delivery): ControlPlaneObservation {
+function observation(d: Delivery): PublishedObservation {
   const o = published(d.status, d.resources, {
     eventId: ID,
     observedAt: d.observedAt ?? undefined,
@@ -92,9 +89,7 @@ function withDuplicates<T>(order: readonly T[], copies: readonly [number, number
   return out;
 }
 
-type Step =
-  | { kind: "published"; obs: ControlPlaneObservation }
-  | { kind: "report"; r: RelayReport };
+type Step = { kind: "published"; obs: PublishedObservation } | { kind: "report"; r: RelayReport };
 
 /**
  * What a delivery may never do, checked after each one: remove a VM from Resources, roll a status
@@ -178,7 +173,7 @@ describe("published deliveries converge whatever their order and repetition", ()
             .map((order) =>
               knowledge(
                 apply(
-                  order.map((i) => ({ kind: "published", obs: obs[i] as ControlPlaneObservation })),
+                  order.map((i) => ({ kind: "published", obs: obs[i] as PublishedObservation })),
                   instant,
                 ),
                 { times: !instant, resourcesAsSet: false },

@@ -1,7 +1,4 @@
-import type {
-  ControlPlaneEventStatus,
-  ControlPlaneObservation,
-} from "@quiesce/protocol/maintenance";
+import type { PublishedEventStatus, PublishedObservation } from "@quiesce/protocol/published";
 import {
   drained,
   published,
@@ -24,7 +21,7 @@ const id = "9F3A1C2E-5B6D-4E7F-8A9B-0C1D2E3F4A5B";
 const scope = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/availabilitySets/web";
 
 class PublishedSim extends Sim {
-  publish(o: ControlPlaneObservation, advanceMs = 1000) {
+  publish(o: PublishedObservation, advanceMs = 1000) {
     this.now += advanceMs;
     const d = applyPublished(this.state, o, this.now, this.p);
     this.state = d.state;
@@ -173,7 +170,7 @@ describe("events published off the VM", () => {
     ];
     const outcomes = orders.map((order) => {
       const s = new PublishedSim();
-      for (const i of order) s.publish(steps[i] as ControlPlaneObservation);
+      for (const i of order) s.publish(steps[i] as PublishedObservation);
       s.tick(1000);
       const e = s.event(id);
       return {
@@ -194,7 +191,7 @@ describe("events published off the VM", () => {
 });
 
 describe("the orders issue 29 found diverging (published.property.test.ts proves every order)", () => {
-  const outcome = (statuses: ControlPlaneEventStatus[]) => {
+  const outcome = (statuses: PublishedEventStatus[]) => {
     const s = new PublishedSim();
     for (const st of statuses) s.publish(published(st, ["web-0"]), 0);
     const { notBefore, firstSeenStarted, phase, status, published: view } = s.event(id);

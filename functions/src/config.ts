@@ -1,8 +1,11 @@
 import {
+  AbsoluteUrl,
   BooleanText,
-  describeZodError,
+  describeSettingProblems,
   HttpsOrLoopbackUrl,
-  parseJsonWith,
+  misspelledSettings,
+  SecretHttpsOrLoopbackUrl,
+  settingProblems,
 } from "@quiesce/protocol";
 import {
   AttestationMode,
@@ -12,7 +15,8 @@ import {
   PolicySet,
 } from "@quiesce/protocol/policy";
 import { z } from "zod";
-import * as events from "./configEvents";
+import * as events from "./configPublished";
+import { json, SharedRelayIdentities, TimerSchedule } from "./configValues";
 import { StorageConnectionString } from "./storageConnection";
 
 /**
@@ -21,20 +25,11 @@ import { StorageConnectionString } from "./storageConnection";
  * APPLICATIONINSIGHTS_*) are the host's and are not read here.
  */
 
-/** A setting holding JSON text: parsed here, then checked by `schema` (its issues keep their paths). */
-const json = <T extends z.ZodType>(schema: T) =>
-  z
-    .string()
-    .transform((text, ctx) => {
-      const parsed = parseJsonWith(z.unknown(), text);
-      if (parsed.ok) return parsed.value;
-      ctx.addIssue({ code: "custom", message: "must be JSON" });
-      return z.NEVER;
-    })
-    .pipe(schema);
-
-/** A webhook URL: https, or plain http only to a loopback receiver (tests, `npm start`). */
-const webhookUrl = HttpsOrLoopbackUrl;
+/**
+ * A webhook URL: https, or plain http only to a loopback receiver (tests, `npm start`). The URL
+ * holds the webhook's key, so an error never quotes it.
+ */
+const webhookUrl = SecretHttpsOrLoopbackUrl;
 
 /** Every setting but the authentication ones; a URL given a credential is HttpsOrLoopbackUrl. */
 const common = {
@@ -69,7 +64,7 @@ const common = {
   /** Largest accepted report body. */
   QUIESCE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(4_194_304).default(262_144),
   /** NCRONTAB schedule of the sweep timer (Functions reads it as %QUIESCE_SWEEP_SCHEDULE%). */
-  QUIESCE_SWEEP_SCHEDULE: z.string().min(1).default("*/10 * * * * *"),
+  QUIESCE_SWEEP_SCHEDULE: TimerSchedule.default("*/10 * * * * *"),
   /** Ended events (and their readiness rows) are deleted after this many days. */
   QUIESCE_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   /** History rows are deleted after this many days. */
@@ -90,8 +85,8 @@ const common = {
   /** A notification still undelivered this long after it was queued is dropped and counted. */
   QUIESCE_NOTIFY_DEADLINE_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
   /**
-   * How long a write may stay volatile in the state store: a relay's hook state is acknowledged
-   * (hooksStored) only once stored this long. 0 for Azure Table Storage, where a 2xx is durable;
+   * How long a write may stay volatile in the state store: a relay's hook state is listed in
+   * `hooksStored` only once stored this long. 0 for Azure Table Storage, where a 2xx is durable;
    * the local host defaults it to 6 for Azurite, which saves to disk every 5 s.
    */
   QUIESCE_STORAGE_SETTLE_SECONDS: z.coerce.number().min(0).max(300).default(0),
@@ -107,35 +102,14 @@ const common = {
    * Audience of the app's ARM tokens when it is not the endpoint itself (a proxy in front of
    * ARM, or the fabric simulator's loopback ARM, which expects https://management.azure.com).
    */
-  QUIESCE_ARM_AUDIENCE: z.url().optional(),
+  QUIESCE_ARM_AUDIENCE: AbsoluteUrl.optional(),
   /**
    * User-assigned identities that relays of whole scale sets share (an AKS node pool's kubelet
    * identity), with the scale sets each may report for: {"<identity resource id>":
    * ["<scale set resource id>", ...]}. Such a relay is bound to its scale set, not its VM
    * (docs/auth.md, docs/aks.md). None by default: a shared identity is refused.
    */
-  QUIESCE_SHARED_RELAY_IDENTITIES: json(
-    z.record(
-      z
-        .string()
-        .regex(
-          /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.ManagedIdentity\/userAssignedIdentities\/[^/]+$/i,
-          "a user-assigned identity's resource id",
-        ),
-      z
-        .array(
-          z
-            .string()
-            .regex(
-              /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/[^/]+$/i,
-              "a scale set's resource id",
-            ),
-        )
-        .min(1),
-    ),
-  )
-    .transform((r) => new Map(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])))
-    .default(new Map()),
+  QUIESCE_SHARED_RELAY_IDENTITIES: SharedRelayIdentities.default(new Map()),
   /**
    * Bind each report to its VM with the IMDS attested document (docs/auth.md, "Attestation"):
    * off, prefer (bind when it verifies; show and alert where it does not) or require. A
@@ -164,7 +138,7 @@ const common = {
   QUIESCE_ATTESTATION_MAX_AGE_SECONDS: z.coerce.number().int().min(30).max(21_600).default(600),
   /** Log every report at debug level. */
   QUIESCE_DEBUG: BooleanText.default(false),
-  ...events.controlPlaneEventSettings,
+  ...events.publishedEventSettings,
 };
 
 const required = (mode: string) => `required when QUIESCE_AUTH_MODE=${mode}`;
@@ -235,7 +209,7 @@ export const CoordinatorSettings = z
           });
       }
     if (s.QUIESCE_POLICY?.clusters instanceof Map)
-      events.checkControlPlaneEvents(s, ctx, events.allPolicies(s.QUIESCE_POLICY));
+      events.checkPublishedEvents(s, ctx, events.allPolicies(s.QUIESCE_POLICY));
     if (!s.QUIESCE_CONTROL_PLANE && s.QUIESCE_POLICY?.clusters instanceof Map) {
       const requiring = [...events.allPolicies(s.QUIESCE_POLICY)]
         .filter(([, p]) => (p.attestation ?? s.QUIESCE_ATTESTATION) === "require")
@@ -285,13 +259,33 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-/** Reads the settings from an environment, keeping only QUIESCE_* names; throws naming each bad one. */
+/**
+ * Reads the settings from an environment, keeping only QUIESCE_* names; throws naming each bad
+ * one. A name one typo away from a setting's (QUIESCE_CONTROL_PLANE_EVENT, any case) is refused
+ * with the name meant: ignored, it would leave its setting at the default unnoticed.
+ */
 export function loadCoordinatorSettings(env: NodeJS.ProcessEnv = process.env): CoordinatorSettings {
-  const picked = Object.fromEntries(
-    Object.entries(env).filter(([k, v]) => k.startsWith("QUIESCE_") && v !== undefined && v !== ""),
+  const given = Object.entries(env).filter(
+    ([k, v]) => /^quiesce_/i.test(k) && v !== undefined && v !== "",
   );
-  const parsed = CoordinatorSettings.safeParse(picked);
-  if (!parsed.success)
-    throw new ConfigError(`invalid coordinator settings: ${describeZodError(parsed.error)}`);
+  // App Service leaves a Key Vault reference it could not resolve as its own text: said as such,
+  // not as a bad URL or key (and not parsed, so no second complaint).
+  const unresolved = given.filter(([, v]) => /^@Microsoft\.KeyVault\(/i.test(v as string));
+  const parsed = CoordinatorSettings.safeParse(
+    Object.fromEntries(given.filter((e) => !unresolved.includes(e))),
+  );
+  const problems = [
+    ...misspelledSettings(
+      given.map(([k]) => k),
+      COORDINATOR_SETTING_NAMES,
+    ),
+    ...unresolved.map(
+      ([k]) =>
+        `${k}: an unresolved Key Vault reference (the app's identity cannot read the secret, or it does not exist)`,
+    ),
+    ...(parsed.success ? [] : settingProblems(parsed.error)),
+  ];
+  if (problems.length > 0 || !parsed.success)
+    throw new ConfigError(`invalid coordinator settings: ${describeSettingProblems(problems)}`);
   return parsed.data;
 }

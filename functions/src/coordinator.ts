@@ -19,6 +19,7 @@ import { Outbox } from "./notify/outbox";
 import { Sinks } from "./notify/sinks";
 import { type CoordinatorOptions, optionsFrom, policiesFrom } from "./options";
 import { registerSettingSecrets } from "./secrets";
+import { RefusedReports } from "./status/refusedReports";
 import type { RetryOptions } from "./store";
 import { lazyCredential, openAttestationTable, openOutboxTable, openStore } from "./store";
 import { Telemetry } from "./telemetry/metrics";
@@ -128,10 +129,10 @@ export async function createCoordinator(
       ...(opts.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
       ...identityResolverFor(options, opts.identityResolver),
     }),
-    settings,
     options,
     policies: policiesFrom(settings),
     clock,
+    refusedReports: new RefusedReports(clock.now()),
     log,
     ...(opts.retry ? { retry: opts.retry } : {}),
   };

@@ -95,7 +95,7 @@ export interface AttestationDefaults {
   periodMs: number;
 }
 
-/** Event Grid deliveries and the Resource Graph backstop (configEvents.ts). */
+/** Event Grid deliveries and the Resource Graph backstop (configPublished.ts). */
 export interface ControlPlaneEventOptions {
   enabled: boolean;
   /** The `?code=` the Event Grid webhook route needs; null: the route answers 404. */
@@ -107,13 +107,13 @@ export interface ControlPlaneEventOptions {
 }
 
 export interface CoordinatorOptions {
-  /** A relay's hook state is acknowledged (hooksStored) only once stored this long; 0: at once. */
+  /** A relay's hook state is listed in hooksStored only once stored this long; 0: at once. */
   storageSettleMs: number;
   /** Ended events (and their readiness rows) are deleted this long after they ended. */
   eventRetentionMs: number;
   /** History rows are deleted this long after they were written. */
   historyRetentionMs: number;
-  /** Where events no cluster claims go; null: they are dropped (the setting's "off"). */
+  /** Where events no cluster owns go; null: they are dropped (the setting's "off"). */
   unclaimedCluster: string | null;
   /** Largest accepted report body. */
   maxBodyBytes: number;

@@ -1,5 +1,5 @@
 import type { HttpMethod } from "@azure/functions";
-import { MAX_DELIVERY_BYTES } from "@quiesce/protocol/maintenance";
+import { MAX_DELIVERY_BYTES } from "@quiesce/protocol/published";
 import type { Handlers } from "./handlers";
 
 /** The HTTP routes, shared by the Functions registration (app.ts) and the local host. */

@@ -154,7 +154,7 @@ describe("relay against IMDS and coordinator stand-ins", () => {
   });
 
   it("reports at the active interval until the coordinator shows it stored the final hook states", async () => {
-    h.coordinator.nextReportInSeconds = 30; // idle: without the acknowledgement it would wait
+    h.coordinator.nextReportInSeconds = 30; // idle: were its hooks stored, it would wait
     h.coordinator.extraFields = { activeReportSeconds: 1, hooksStored: [] };
     await h.start();
     h.imds.setEvents([scheduled("E1", ["vm-0"])]);
@@ -164,7 +164,7 @@ describe("relay against IMDS and coordinator stand-ins", () => {
     await waitFor("the final report", () =>
       h.coordinator.reports.some((r) => r.hooks[0]?.recover?.status === "succeeded"),
     );
-    // Not acknowledged: it reports again within the active interval though nothing changed.
+    // Not listed as stored: it reports again within the active interval though nothing changed.
     const count = h.coordinator.reports.length;
     await waitFor(
       "a report within the active interval",
@@ -172,10 +172,14 @@ describe("relay against IMDS and coordinator stand-ins", () => {
       2_500,
     );
     h.coordinator.extraFields = { activeReportSeconds: 1, hooksStored: ["E1"] };
-    await waitFor("an acknowledged report", () => h.coordinator.reports.length > count + 1, 2_500);
-    // Acknowledged: back to the 30 s the coordinator asked for.
-    const acked = h.coordinator.reports.length;
+    await waitFor(
+      "a report answered with its hooks stored",
+      () => h.coordinator.reports.length > count + 1,
+      2_500,
+    );
+    // Listed as stored: back to the 30 s the coordinator asked for.
+    const stored = h.coordinator.reports.length;
     await h.morePolls(3);
-    expect(h.coordinator.reports.length).toBe(acked);
+    expect(h.coordinator.reports.length).toBe(stored);
   });
 });

@@ -1,5 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { COORDINATOR_SETTING_NAMES } from "@quiesce/functions";
+import { likelyMeant } from "@quiesce/protocol";
+import { RELAY_SETTING_NAMES } from "@quiesce/relay";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REPO, trackedFiles } from "./sourceGraph";
@@ -14,7 +17,7 @@ import { REPO, trackedFiles } from "./sourceGraph";
  */
 const ALLOWED: Record<string, string> = {
   "functions/src/config.ts": "the coordinator's settings",
-  "functions/src/configEvents.ts": "the coordinator's settings of the control plane's events",
+  "functions/src/configPublished.ts": "the coordinator's settings of published events",
   "functions/src/options.ts": "the coordinator's settings made options",
   "functions/src/coordinator.ts": "composition root",
   // Its timer's schedule is the Functions host's binding expression %QUIESCE_SWEEP_SCHEDULE%.
@@ -87,6 +90,15 @@ describe("settings", () => {
       'line 4: "QUIESCE_IN_A_STRING"',
       "line 5: } QUIESCE_IN_A_TEMPLATE ${",
     ]);
+  });
+
+  it("are never one typo from the other program's, which may share an environment (npm start)", () => {
+    // Each program refuses a name a typo away from its own (did you mean …?); the other's names
+    // must not be taken for one.
+    const nearOther = (mine: readonly string[], other: readonly string[]) =>
+      other.filter((n) => !mine.includes(n) && likelyMeant(n, mine) !== undefined);
+    expect(nearOther(COORDINATOR_SETTING_NAMES, RELAY_SETTING_NAMES)).toEqual([]);
+    expect(nearOther(RELAY_SETTING_NAMES, COORDINATOR_SETTING_NAMES)).toEqual([]);
   });
 
   it("lets only files that exist be allowed", () => {

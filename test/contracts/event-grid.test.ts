@@ -10,11 +10,11 @@ import {
   verdict,
   type WebhookReceiver,
 } from "@quiesce/fabric-simulator";
-import { parseEventGridDelivery } from "@quiesce/protocol/maintenance";
+import { parseEventGridDelivery } from "@quiesce/protocol/published";
 import { call, request } from "@quiesce/testkit/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HandlerDeps } from "../../functions/src/handlers/deps";
-import { eventGridWebhookHandler } from "../../functions/src/handlers/maintenance";
+import { eventGridWebhookHandler } from "../../functions/src/handlers/eventGrid";
 
 /**
  * Event Grid's contract, from Microsoft's and CloudEvents' own published artifacts

@@ -6,7 +6,7 @@ import {
   RESOURCE_GRAPH_API_VERSION,
   resourceGraphRequest,
   SCHEDULED_EVENTS_QUERY,
-} from "@quiesce/protocol/maintenance";
+} from "@quiesce/protocol/published";
 import { recordingCredential, useHttpStub } from "@quiesce/testkit/stub";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ArmClient, createArmClient } from "../../functions/src/arm/client";

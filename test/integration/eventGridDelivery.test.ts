@@ -6,7 +6,7 @@ import {
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
 import { type LocalCoordinator, startLocalCoordinator } from "@quiesce/functions";
-import { MAX_DELIVERY_BYTES } from "@quiesce/protocol/maintenance";
+import { MAX_DELIVERY_BYTES } from "@quiesce/protocol/published";
 import { type AzuriteHandle, startTestAzurite } from "@quiesce/testkit/azurite";
 import {
   AVAILABILITY_SET as AS,
@@ -17,7 +17,7 @@ import { context, uniquePrefix } from "@quiesce/testkit/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * Event Grid's delivery protocol against the local host over real sockets (handlers/maintenance.ts,
+ * Event Grid's delivery protocol against the local host over real sockets (handlers/eventGrid.ts,
  * local/server.ts): bodies as large as Event Grid sends, the CloudEvents OPTIONS handshake, and
  * no event lost without a trace when part of a delivery cannot be used (docs/control-plane.md,
  * "Delivery protocol").

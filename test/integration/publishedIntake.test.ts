@@ -17,7 +17,7 @@ import {
 import { describe, expect, it } from "vitest";
 
 /**
- * Event Grid's webhook into the coordinator (handlers/maintenance.ts, published/intake.ts)
+ * Event Grid's webhook into the coordinator (handlers/eventGrid.ts, published/intake.ts)
  * through the real handler and Azurite: the subscription handshake, its key, bad bodies changing
  * nothing, and each delivery landing in the cluster the event belongs to.
  */
@@ -149,7 +149,7 @@ describe("Event Grid webhook", () => {
     expect((await eventIn(c, "web")).body.published.status).toBe("Completed");
   });
 
-  it("keeps an event no cluster claims in the unclaimed cluster, or drops it when that is turned off", async () => {
+  it("keeps an event no cluster owns in the unclaimed cluster, or drops it when that is turned off", async () => {
     const c = await coordinator();
     const stray = `/subscriptions/${SUB}/resourceGroups/other/providers/Microsoft.Compute/virtualMachines/lonely`;
     const res = await post(c, delivery("Scheduled", ["lonely"], { scope: stray }));

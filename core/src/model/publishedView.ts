@@ -1,21 +1,19 @@
+import { PublishedEventStatus } from "@quiesce/protocol/published";
 import { z } from "zod";
 
 /**
- * What Azure's control plane published of an event, off the VM: Event Grid deliveries and
- * Resource Graph rows (preview; docs/control-plane.md). Kept on the event record (state.ts) beside
- * the relays' views, which it never overrides: it can add VMs to `Resources`, move the status
- * forward and end the event (`Completed`, `Canceled`: states IMDS never shows), but it never
- * removes a VM nor marks one drained (published.ts).
+ * What Azure published of an event, off the VM: Event Grid deliveries and Resource Graph rows
+ * (preview; docs/control-plane.md), statuses as protocol's `PublishedEventStatus` spells them.
+ * Kept on the event record (state.ts) beside the relays' views, which it never overrides: it can
+ * add VMs to `Resources`, move the status forward and end the event (`Completed`, `Canceled`:
+ * states IMDS never shows), but it never removes a VM nor marks one drained (published.ts).
  *
  * It is the join of every delivery so far (publishedJoin.ts): whatever their order and
  * repetition, the same deliveries give the same view.
  */
-export const PUBLISHED_STATUSES = ["Scheduled", "Started", "Completed", "Canceled"] as const;
-export type PublishedStatus = (typeof PUBLISHED_STATUSES)[number];
-
 export const PublishedView = z.object({
   /** The most advanced status delivered (PUBLISHED_RANK). */
-  status: z.enum(PUBLISHED_STATUSES),
+  status: PublishedEventStatus,
   /** The channel, scope and time of the greatest delivery (publishedJoin.ts, `compareDeliveries`). */
   source: z.enum(["eventGrid", "resourceGraph"]),
   /** The event's ARM scope (availability set, scale set or VM), as Azure spells it: where to acknowledge it. */
@@ -39,7 +37,7 @@ export type PublishedView = z.infer<typeof PublishedView>;
  * both be delivered, `Completed` stands, whichever came first: it says the event ran, so every
  * drained VM's recover is awaited, where `Canceled` would not wait for them.
  */
-export const PUBLISHED_RANK: Record<PublishedStatus, number> = {
+export const PUBLISHED_RANK: Record<PublishedEventStatus, number> = {
   Scheduled: 0,
   Started: 1,
   Canceled: 2,

@@ -49,9 +49,13 @@ export interface Explanation {
   gates: FailingGate[];
 }
 
+/**
+ * `replace`: a hold may take the place of another operator's force-approve, and a force-approve
+ * of a hold, only when it says so (rounds/operator.ts refuses it otherwise).
+ */
 export type OperatorAction =
-  | { kind: "hold"; by: string; reason: string; ttlSeconds: number }
+  | { kind: "hold"; by: string; reason: string; ttlSeconds: number; replace?: boolean }
   | { kind: "release"; by: string; reason: string }
-  | { kind: "forceApprove"; by: string; reason: string; ttlSeconds: number }
+  | { kind: "forceApprove"; by: string; reason: string; ttlSeconds: number; replace?: boolean }
   /** Approve past one safety gate (policy gates) of this event; drains and the others still hold. */
   | { kind: "forceGate"; gate: string; by: string; reason: string; ttlSeconds: number };

@@ -1,21 +1,55 @@
 import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import { evaluateEvent, isEnded } from "../lifecycle/evaluate";
-import type { ClusterState, EventRecord, Transition } from "../model/state";
+import type { ClusterState, EventRecord, OperatorOverride, Transition } from "../model/state";
 import type { Decision, OperatorAction } from "../model/types";
+import { activeOverride } from "../rules/approval";
 import type { EvaluationInputs } from "../rules/gates";
 
 export class OperatorActionError extends Error {
   override name = "OperatorActionError";
   constructor(
     message: string,
-    readonly code: "notFound" | "ended" | "unreadable",
+    /** conflict: the action would take away another operator's override without `replace`. */
+    readonly code: "notFound" | "ended" | "unreadable" | "conflict",
   ) {
     super(message);
   }
 }
 
-/** Hold, release or force-approve one event; audited through the returned transitions. */
+/** A hold or force-approve an operator action took the place of (or a release removed). */
+export type ReplacedOverride = OperatorOverride & { kind: "hold" | "forceApprove" };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const WORDS = { hold: "hold", forceApprove: "force-approve" } as const;
+const describe = (o: ReplacedOverride) =>
+  `the ${WORDS[o.kind]} by ${o.by} since ${iso(o.at)} (until ${iso(o.expiresAt)}): "${o.reason}"`;
+
+/**
+ * The override `action` takes away from the event: a hold and a force-approve exclude each other
+ * and each replaces its own kind, a release removes either; null when none is in force (an
+ * expired one is no one's any more). Pure, so the coordinator can say what a landed round replaced
+ * from the state that round read.
+ */
+export function overrideReplaced(
+  e: Pick<EventRecord, "hold" | "force">,
+  action: OperatorAction,
+  now: number,
+): ReplacedOverride | null {
+  if (action.kind === "forceGate") return null;
+  const hold = activeOverride(e.hold, now);
+  const force = activeOverride(e.force, now);
+  if (hold) return { kind: "hold", ...hold };
+  if (force) return { kind: "forceApprove", ...force };
+  return null;
+}
+
+/**
+ * Hold, release or force-approve one event; audited through the returned transitions, which name
+ * any override the action replaced. A hold never silently lifts another operator's force-approve,
+ * nor a force-approve a hold: without `replace` that is refused ("conflict", naming who holds
+ * what since when), with it the transition says what was replaced.
+ */
 export function applyOperatorAction(
   state: ClusterState,
   key: string,
@@ -42,6 +76,16 @@ export function applyOperatorAction(
       "ended",
     );
   const by = action.by;
+  const replaced = overrideReplaced(stored, action, now);
+  const crossing =
+    replaced !== null &&
+    (action.kind === "hold" || action.kind === "forceApprove") &&
+    replaced.kind !== action.kind;
+  if (crossing && action.replace !== true)
+    throw new OperatorActionError(
+      `event ${stored.eventId} has ${describe(replaced)}; a ${WORDS[action.kind]} would remove it: release it first, or repeat with replace: true (CLI --replace)`,
+      "conflict",
+    );
   let updated: EventRecord;
   let reason: string;
   switch (action.kind) {
@@ -77,6 +121,8 @@ export function applyOperatorAction(
       break;
     }
   }
+  if (replaced)
+    reason += ` (${action.kind === "release" ? "removes" : "replaces"} ${describe(replaced)})`;
   const transitions: Transition[] = [
     { eventKey: key, at: now, from: stored.phase, to: stored.phase, reason: `operator: ${reason}` },
   ];

@@ -1,7 +1,7 @@
 import { withEntry } from "@quiesce/protocol";
 import { eventKey } from "@quiesce/protocol/imds";
-import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { Policy } from "@quiesce/protocol/policy";
+import type { PublishedObservation } from "@quiesce/protocol/published";
 import { evaluateAll } from "../lifecycle/evaluate";
 import { eventHead, firstSight, relayGaveNotBefore, UNDECIDED } from "../lifecycle/observe";
 import type { ClusterState, EventRecord, Transition } from "../model/state";
@@ -32,7 +32,7 @@ const SOURCE_NAME = { eventGrid: "Event Grid", resourceGraph: "Resource Graph" }
 
 export function applyPublished(
   state: ClusterState,
-  obs: ControlPlaneObservation,
+  obs: PublishedObservation,
   now: number,
   policy: Policy,
   inputs: EvaluationInputs = {},
@@ -63,7 +63,7 @@ export function applyPublished(
 }
 
 /** The event's ARM scope as Azure spells it (ARM ids compare without regard to case; `obs.scope.id` is lower case). */
-const scopeOf = (obs: ControlPlaneObservation) =>
+const scopeOf = (obs: PublishedObservation) =>
   `/subscriptions/${obs.scope.subscriptionId}/resourceGroups/${obs.scope.resourceGroup}/providers/Microsoft.Compute/${obs.scope.kind}/${obs.scope.name}`;
 
 /** Statuses that say the event started: `Completed` too, even when `Started` was never delivered. */
@@ -73,7 +73,7 @@ const ANNOUNCED = new Set(["Scheduled", "Canceled"]);
 
 /** A new record is the join of the first delivery with an event nobody knew anything of. */
 function createPublished(
-  obs: ControlPlaneObservation,
+  obs: PublishedObservation,
   now: number,
   transitions: Transition[],
 ): EventRecord {
@@ -108,7 +108,7 @@ function createPublished(
 
 function mergePublished(
   stored: EventRecord,
-  obs: ControlPlaneObservation,
+  obs: PublishedObservation,
   now: number,
   transitions: Transition[],
 ): EventRecord {

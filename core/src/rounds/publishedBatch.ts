@@ -1,5 +1,5 @@
-import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { Policy } from "@quiesce/protocol/policy";
+import type { PublishedObservation } from "@quiesce/protocol/published";
 import type { ClusterState, Transition } from "../model/state";
 import type { Decision } from "../model/types";
 import type { EvaluationInputs } from "../rules/gates";
@@ -14,7 +14,7 @@ import { applyPublished } from "./published";
  */
 export function applyPublishedBatch(
   state: ClusterState,
-  observations: readonly ControlPlaneObservation[],
+  observations: readonly PublishedObservation[],
   now: number,
   policy: Policy,
   inputs: EvaluationInputs = {},

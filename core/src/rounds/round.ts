@@ -1,7 +1,7 @@
 import { withEntry } from "@quiesce/protocol";
 import { eventKey } from "@quiesce/protocol/imds";
-import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import type { Policy } from "@quiesce/protocol/policy";
+import type { PublishedObservation } from "@quiesce/protocol/published";
 import type { RelayReport } from "@quiesce/protocol/relay";
 import { needsClusterEvents } from "../lifecycle/clusterEvents";
 import type { MemberAttestation } from "../model/attestationState";
@@ -14,8 +14,8 @@ import {
   type LoadBalancerAction,
   recordLoadBalancerStep,
 } from "../rules/loadBalancer";
+import { applyAcknowledgeOutcome } from "./acknowledgeOutcome";
 import { type AgentlessRun, claimAgentlessHook, recordAgentlessHook } from "./agentless";
-import { applyAcknowledgeOutcome } from "./controlPlaneOutcome";
 import { applyOperatorAction } from "./operator";
 import { applyPublishedBatch } from "./publishedBatch";
 import { applyReport, type ReportInputs } from "./report";
@@ -38,7 +38,7 @@ export type RoundInput =
   | { kind: "refusedReport"; vm: string; attestation: MemberAttestation | undefined }
   | {
       kind: "published";
-      observations: readonly ControlPlaneObservation[];
+      observations: readonly PublishedObservation[];
       inputs: EvaluationInputs;
     }
   | { kind: "operator"; eventKey: string; action: OperatorAction }

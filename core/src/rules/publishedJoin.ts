@@ -1,5 +1,5 @@
 import { notBeforeMs } from "@quiesce/protocol/imds";
-import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
+import type { PublishedObservation } from "@quiesce/protocol/published";
 import { PUBLISHED_RANK, type PublishedView } from "../model/publishedView";
 import { type EventRecord, memberKey } from "../model/state";
 
@@ -34,7 +34,7 @@ const newerScheduled = (a: Scheduled, b: Scheduled) =>
 /** The stored view joined with one delivery; `now` only dates a status the view takes for the first time. */
 export function joinView(
   prev: PublishedView | undefined,
-  obs: ControlPlaneObservation,
+  obs: PublishedObservation,
   scope: string,
   now: number,
 ): PublishedView {
@@ -116,7 +116,7 @@ type Head = Pick<EventRecord, "eventType" | "eventSource" | "durationInSeconds" 
  * not taken for a user's own restart), the longest duration (no shorter-than-true Freeze is
  * auto-approved).
  */
-export function joinHead(e: EventRecord, ev: ControlPlaneObservation["event"]): Head {
+export function joinHead(e: EventRecord, ev: PublishedObservation["event"]): Head {
   const relayed = e.resourcesIncarnation != null;
   const least = (a: string | null, b: string | null | undefined) =>
     b == null ? a : a === null || (!relayed && b < a) ? b : a;

@@ -3,7 +3,7 @@ import {
   RESOURCE_GRAPH_API_VERSION,
   resourceGraphRequest,
   SCHEDULED_EVENTS_QUERY,
-} from "@quiesce/protocol/maintenance";
+} from "@quiesce/protocol/published";
 import { describe, expect, it } from "vitest";
 import { useArmSim } from "../testing/useArmSim";
 import { armCall, armToken, errorCode } from "./probe";

@@ -1,5 +1,5 @@
 import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
-import { SUBSCRIPTION_VALIDATION_EVENT } from "@quiesce/protocol/maintenance";
+import { SUBSCRIPTION_VALIDATION_EVENT } from "@quiesce/protocol/published";
 import { eventGridEvent, publishedStatus } from "../maintenance/published";
 import type { FabricState, SimEvent } from "../model/types";
 import { publishesOffVm } from "../topology/scheduledEventsPolicy";

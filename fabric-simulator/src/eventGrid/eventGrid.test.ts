@@ -1,4 +1,4 @@
-import { parseEventGridDelivery } from "@quiesce/protocol/maintenance";
+import { parseEventGridDelivery } from "@quiesce/protocol/published";
 import { waitFor } from "@quiesce/testkit/wait";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FabricControlClient } from "../control/client";

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseEventGridDelivery } from "@quiesce/protocol/maintenance";
+import { parseEventGridDelivery } from "@quiesce/protocol/published";
 import { readBody, sendJson } from "../http/io";
 import { listen } from "../http/listen";
 

@@ -1,4 +1,4 @@
-import { parseEventGridDelivery, parseResourceGraphPage } from "@quiesce/protocol/maintenance";
+import { parseEventGridDelivery, parseResourceGraphPage } from "@quiesce/protocol/published";
 import { describe, expect, it } from "vitest";
 import { cancelEvent, createFabric, scheduleEvent } from "../model/fabric";
 import type { FabricState, Instant, Outcome, Transition } from "../model/types";

@@ -4,7 +4,7 @@ import {
   ManualClock,
   startFabricSimulator,
 } from "@quiesce/fabric-simulator";
-import { resourceGraphRequest } from "@quiesce/protocol/maintenance";
+import { resourceGraphRequest } from "@quiesce/protocol/published";
 import { recordingCredential, useHttpStub } from "@quiesce/testkit/stub";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createArmPorts } from "../controlPlane/armPorts";

@@ -1,10 +1,10 @@
 import type { Result } from "@quiesce/protocol";
 import {
-  type ControlPlaneObservation,
+  type PublishedObservation,
   parseResourceGraphPage,
   RESOURCE_GRAPH_API_VERSION,
   resourceGraphRequest,
-} from "@quiesce/protocol/maintenance";
+} from "@quiesce/protocol/published";
 import { z } from "zod";
 import { type ArmError, localError } from "./armError";
 import type { ArmClient } from "./client";
@@ -41,7 +41,7 @@ export interface ScheduledEventsQueryOptions {
 }
 
 export interface ScheduledEventsQuery {
-  observations: ControlPlaneObservation[];
+  observations: PublishedObservation[];
   /** Rows of other types or shapes. */
   ignored: number;
   /** Scheduled-event rows whose properties did not parse: the first problem of each. */

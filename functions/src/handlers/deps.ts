@@ -4,11 +4,14 @@ import type { Authenticator, AuthResult, Denial, Role } from "../auth";
 import { AuthUnavailableError } from "../auth";
 import { invocationLogger } from "../log";
 import type { PipelineDeps } from "../pipeline/deps";
+import type { RefusedReports } from "../status/refusedReports";
 import { problem } from "./http";
 
-/** What the handlers run with: the units of work's, and who may call them. */
+/** What the handlers run with: the rounds' deps, and who may call them. */
 export interface HandlerDeps extends PipelineDeps {
   authenticator: Authenticator;
+  /** Reports refused at authentication, by the VM they claim (this instance's; never stored). */
+  refusedReports: RefusedReports;
   /**
    * The app-level logger, for work that outlives an invocation; in one, log to it instead
    * (log/index.ts: invocationLogger).

@@ -1,13 +1,13 @@
 import type { InvocationContext } from "@azure/functions";
 import { createSweep, type SweepSummary } from "../pipeline/sweep";
 import { createBackstop } from "../published/backstop";
-import { ClaimIndexCache } from "../published/claimIndexCache";
 import { createPublishedIntake } from "../published/intake";
+import { OwnerIndexCache } from "../published/ownerIndexCache";
 import { alertsHandler } from "./alerts";
 import type { Handler } from "./compose";
 import { conditional } from "./conditional";
 import type { HandlerDeps } from "./deps";
-import { eventGridTriggerHandler, eventGridWebhookHandler } from "./maintenance";
+import { eventGridTriggerHandler, eventGridWebhookHandler } from "./eventGrid";
 import { operatorHandler } from "./operator";
 import { redacting, redactingContext } from "./redacting";
 import { reportHandler } from "./report";
@@ -32,18 +32,18 @@ export interface Handlers {
   page: Handler;
   me: Handler;
   sweep: (context?: InvocationContext) => Promise<SweepSummary>;
-  /** POST /api/maintenance/eventgrid: Event Grid's webhook (handlers/maintenance.ts). */
+  /** POST /api/maintenance/eventgrid: Event Grid's webhook (handlers/eventGrid.ts). */
   eventGrid: Handler;
   /** The Functions Event Grid trigger `maintenanceEvents` (app.ts). */
   eventGridTrigger: (event: unknown, context: InvocationContext) => Promise<void>;
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
-  const claims = new ClaimIndexCache(deps.store, deps.policies.all, deps.clock);
-  const intake = createPublishedIntake(deps, claims, (cluster, keys) =>
+  const owners = new OwnerIndexCache(deps.store, deps.policies.all, deps.clock);
+  const intake = createPublishedIntake(deps, owners, (cluster, keys) =>
     deps.controlPlane.followUp(cluster, deps.policies.for(cluster), keys),
   );
-  const sweep = createSweep(deps, createBackstop(deps, claims, intake));
+  const sweep = createSweep(deps, createBackstop(deps, owners, intake));
   const eventGridTrigger = eventGridTriggerHandler(deps, intake);
   // Secrets never leave (docs/security.md): every answer and every log line is redacted.
   const r = redacting;

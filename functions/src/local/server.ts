@@ -177,7 +177,8 @@ export async function startLocalCoordinator(
 
   try {
     const settings = loadCoordinatorSettings({
-      // Azurite saves to disk every 5 s: acknowledge hook states only once they would survive a crash.
+      // Azurite saves to disk every 5 s: list hook states in hooksStored only once they would
+      // survive a crash.
       QUIESCE_STORAGE_SETTLE_SECONDS: "6",
       ...extra,
       QUIESCE_STORAGE_CONNECTION_STRING: connectionString,

@@ -1,16 +1,14 @@
 import type { Clock } from "@quiesce/protocol";
 import type { Attestor } from "../attestation";
-import type { CoordinatorSettings } from "../config";
 import type { ControlPlane } from "../controlPlane";
 import type { Notifier } from "../notify/notifier";
 import type { CoordinatorOptions, Policies } from "../options";
 import type { ClusterStore, RetryOptions } from "../store";
 import type { Telemetry } from "../telemetry/metrics";
 
-/** What a unit of work runs with (coordinator.ts builds it; the handlers add an authenticator). */
+/** What the rounds and the sweep run with (coordinator.ts builds it; the handlers add more). */
 export interface PipelineDeps {
   store: ClusterStore;
-  settings: CoordinatorSettings;
   /** The settings as the code uses them (options.ts), built once at start-up. */
   options: CoordinatorOptions;
   /** The policy in force for each cluster. */

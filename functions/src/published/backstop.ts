@@ -1,10 +1,9 @@
 import type { InvocationContext } from "@azure/functions";
-import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
 import { invocationLogger } from "../log";
 import type { PipelineDeps } from "../pipeline/deps";
 import type { BackstopSummary } from "../pipeline/sweep";
-import type { ClaimIndexCache } from "./claimIndexCache";
-import type { IntakeOptions, IntakeSummary } from "./intake";
+import type { PublishedIntake } from "./intake";
+import type { OwnerIndexCache } from "./ownerIndexCache";
 
 /**
  * The Resource Graph backstop (docs/control-plane.md): Event Grid delivers at least once but not
@@ -14,13 +13,11 @@ import type { IntakeOptions, IntakeSummary } from "./intake";
  * a 429), and hands what it finds to the same intake. Events already held are matched by one
  * key listing; ended events nobody held are history, and are left alone.
  */
-
-type Intake = (
-  obs: readonly ControlPlaneObservation[],
-  opts?: IntakeOptions,
-) => Promise<IntakeSummary>;
-
-export function createBackstop(deps: PipelineDeps, claims: ClaimIndexCache, intake: Intake) {
+export function createBackstop(
+  deps: PipelineDeps,
+  owners: OwnerIndexCache,
+  intake: PublishedIntake,
+) {
   let notBefore = Number.NEGATIVE_INFINITY;
   return async (context?: InvocationContext): Promise<BackstopSummary | null> => {
     const o = deps.options.controlPlaneEvents;
@@ -31,7 +28,7 @@ export function createBackstop(deps: PipelineDeps, claims: ClaimIndexCache, inta
     const subscriptions =
       o.resourceGraphSubscriptions.length > 0
         ? o.resourceGraphSubscriptions
-        : await claims.subscriptions();
+        : await owners.subscriptions();
     const none = { subscriptions: subscriptions.length, pages: 0, observations: 0, intake: null };
     if (subscriptions.length === 0) return { ...none, error: null };
     const scan = await deps.controlPlane.scheduledEvents(subscriptions);

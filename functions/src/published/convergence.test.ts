@@ -1,9 +1,6 @@
 import { applyPublished, type ClusterState, emptyClusterState } from "@quiesce/core";
-import type {
-  ControlPlaneEventStatus,
-  ControlPlaneObservation,
-} from "@quiesce/protocol/maintenance";
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
+import type { PublishedEventStatus, PublishedObservation } from "@quiesce/protocol/published";
 import { published, T0 } from "@quiesce/testkit/documents";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -24,15 +21,15 @@ const KEY = ID.toLowerCase();
 const p = DEFAULT_POLICY;
 
 interface Delivery {
-  status: ControlPlaneEventStatus;
+  status: PublishedEventStatus;
   notBeforeMin: number;
   observedAt: number | null;
-  source: ControlPlaneObservation["source"];
+  source: PublishedObservation["source"];
   resources: string[];
   eventSource: string | null;
 }
 
-const delivery = (statuses: readonly ControlPlaneEventStatus[], sources: readonly string[]) =>
+const delivery = (statuses: readonly PublishedEventStatus[], sources: readonly string[]) =>
   fc.record<Delivery>({
     status: fc.constantFrom(...statuses),
     notBeforeMin: fc.integer({ min: 10, max: 40 }),
@@ -49,7 +46,7 @@ const delivery = (statuses: readonly ControlPlaneEventStatus[], sources: readonl
     eventSource: fc.constantFrom(null, ...sources),
   });
 
-function observation(d: Delivery): ControlPlaneObservation {
+function observation(d: Delivery): PublishedObservation {
   const o = published(d.status, d.resources, {
     eventId: ID,
     notBefore: new Date(T0 + d.notBeforeMin * 60_000).toUTCString(),
@@ -79,7 +76,7 @@ function orders(n: number, copies: readonly [number, number][]): number[][] {
 }
 
 /** Each delivery decided and committed on its own (the worst case: one per invocation), at one instant. */
-function deliver(obs: readonly ControlPlaneObservation[]) {
+function deliver(obs: readonly PublishedObservation[]) {
   let state: ClusterState = emptyClusterState("web");
   const sent: Notification[] = [];
   for (const o of obs) {
@@ -121,7 +118,7 @@ describe("notifications of published deliveries", () => {
         (set, dup) => {
           const obs = set.map(observation);
           const outcomes = orders(obs.length, dup).map((order) =>
-            justified(deliver(order.map((i) => obs[i] as ControlPlaneObservation)).state),
+            justified(deliver(order.map((i) => obs[i] as PublishedObservation)).state),
           );
           for (const o of outcomes) expect(o).toEqual(outcomes[0]);
         },
@@ -145,7 +142,7 @@ describe("notifications of published deliveries", () => {
       fc.property(history, copies, (set, dup) => {
         const obs = set.map(observation);
         for (const order of orders(obs.length, dup)) {
-          const { state, sent } = deliver(order.map((i) => obs[i] as ControlPlaneObservation));
+          const { state, sent } = deliver(order.map((i) => obs[i] as PublishedObservation));
           const statuses = order.map((i) => (set[i] as Delivery).status);
           const firstAnnounced = statuses.findIndex((s) => s === "Scheduled" || s === "Canceled");
           const firstRan = statuses.findIndex((s) => s === "Started" || s === "Completed");

@@ -1,15 +1,15 @@
 import { eventKey } from "@quiesce/protocol/imds";
-import type { ControlPlaneObservation } from "@quiesce/protocol/maintenance";
+import type { PublishedObservation } from "@quiesce/protocol/published";
 import type { PipelineDeps } from "../pipeline/deps";
 import { runRound } from "../rounds/runner";
 import { mapLimit } from "../store";
-import type { ClaimIndexCache } from "./claimIndexCache";
+import type { OwnerIndexCache } from "./ownerIndexCache";
 
 /**
  * Events Azure published off the VM (an Event Grid delivery, a Resource Graph page) into the
  * clusters they belong to: each observation goes to the cluster(s) already holding its event,
- * else to those claiming its scope (claims.ts), else to the unclaimed cluster (a setting); there it is
- * applied by the core (core/src/rounds/published.ts) in one round (rounds/runner.ts), whose
+ * else to those owning its scope (owners.ts), else to the unclaimed cluster (a setting); there it
+ * is applied by the core (core/src/rounds/published.ts) in one round (rounds/runner.ts), whose
  * effects are derived like every round's. A cluster whose state moved is handed to `followUp`
  * (the coordinator's own drains and approvals, controlPlane/agentlessRun.ts), not awaited here.
  */
@@ -18,7 +18,7 @@ export interface IntakeSummary {
   applied: number;
   /** Duplicates and stale deliveries: nothing to change. */
   unchanged: number;
-  /** Observations no cluster claims (kept in the unclaimed cluster unless it is turned off). */
+  /** Observations no cluster owns (kept in the unclaimed cluster unless it is turned off). */
   unclaimed: number;
   /** Resource Graph rows of ended events no cluster knew: history, not news. */
   skipped: number;
@@ -31,6 +31,12 @@ export interface IntakeOptions {
   /** Leave an ended event no cluster holds alone (Resource Graph keeps them for days). */
   skipUnknownEnded?: boolean;
 }
+
+/** The intake, as Event Grid's handlers (handlers/eventGrid.ts) and the backstop call it. */
+export type PublishedIntake = (
+  observations: readonly PublishedObservation[],
+  opts?: IntakeOptions,
+) => Promise<IntakeSummary>;
 
 const ENDED_STATUSES = new Set(["Completed", "Canceled"]);
 /** Events loaded, decided and committed together: a conflict retries this many, not the delivery. */
@@ -46,11 +52,11 @@ const CHUNKS_IN_FLIGHT = 4;
  */
 export function createPublishedIntake(
   deps: PipelineDeps,
-  claims: ClaimIndexCache,
+  owners: OwnerIndexCache,
   followUp: (cluster: string, eventKeys: readonly string[]) => void,
-) {
+): PublishedIntake {
   return async (
-    observations: readonly ControlPlaneObservation[],
+    observations: readonly PublishedObservation[],
     opts: IntakeOptions = {},
   ): Promise<IntakeSummary> => {
     const summary: IntakeSummary = {
@@ -76,8 +82,8 @@ export function createPublishedIntake(
       holding.set(key, clusters);
     });
     // Each observation to its clusters, in delivery order; an event first seen in this delivery
-    // is claimed once, and its later observations follow it there.
-    const routed = new Map<string, ControlPlaneObservation[]>();
+    // is routed once, and its later observations follow it there.
+    const routed = new Map<string, PublishedObservation[]>();
     for (const obs of observations) {
       const key = eventKey(obs.event.EventId);
       let clusters = holding.get(key) ?? [];
@@ -86,7 +92,7 @@ export function createPublishedIntake(
           summary.skipped++;
           continue;
         }
-        clusters = await claims.claim(obs.scope, obs.event.Resources);
+        clusters = await owners.owning(obs.scope, obs.event.Resources);
         if (clusters.length === 0) {
           summary.unclaimed++;
           if (fallback === null) continue;
@@ -121,8 +127,8 @@ export function createPublishedIntake(
 }
 
 /** A cluster's observations in chunks of at most CHUNK events, each event's in delivery order. */
-function chunkByEvent(list: readonly ControlPlaneObservation[]): ControlPlaneObservation[][] {
-  const byEvent = new Map<string, ControlPlaneObservation[]>();
+function chunkByEvent(list: readonly PublishedObservation[]): PublishedObservation[][] {
+  const byEvent = new Map<string, PublishedObservation[]>();
   for (const obs of list) {
     const key = eventKey(obs.event.EventId);
     byEvent.set(key, [...(byEvent.get(key) ?? []), obs]);
@@ -137,7 +143,7 @@ function chunkByEvent(list: readonly ControlPlaneObservation[]): ControlPlaneObs
 async function applyTo(
   deps: PipelineDeps,
   cluster: string,
-  observations: readonly ControlPlaneObservation[],
+  observations: readonly PublishedObservation[],
 ): Promise<boolean[]> {
   const policy = deps.policies.for(cluster);
   // The events' own rows, as a report reads them: not the whole cluster, which at 10,000 VMs is

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { KNOWN_EVENT_TYPES } from "../imds/scheduledEvents";
 import { ClusterName } from "../names";
 import { HttpsOrLoopbackUrl } from "../url";
 import { Agentless, AzureScheduledEventsPolicy, ComputeScopeId } from "./agentless";
@@ -8,11 +9,26 @@ import { Agentless, AzureScheduledEventsPolicy, ComputeScopeId } from "./agentle
  * VM named in `Resources` confirmed its drain, and Azure's `NotBefore` stays the backstop.
  */
 
+/** Azure's `EventSource` values (scheduled-events-overview: "Platform" or "User"). */
+export const EVENT_SOURCES = ["Platform", "User"] as const;
+
+/**
+ * One of a fixed list, matched exactly as Azure writes it: anything else is refused naming the
+ * list, since a rule naming "Freez" would silently never match. Typed as a string still, like
+ * what Azure sends, which it is compared with (and which may be a type added since).
+ */
+const oneOf = (values: readonly string[], what: string) =>
+  z.string().refine((v) => values.includes(v), {
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} is not ${what}: one of ${values.join(", ")} (case as written)`,
+  });
+
 export const AutoApproveRule = z.strictObject({
   /** Shown in the status API as the rule that fired, e.g. "policy:user-events". */
   name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "rule name: 1-64 letters, digits, . _ -"),
-  eventTypes: z.array(z.string().min(1)).min(1).optional(),
-  eventSources: z.array(z.string().min(1)).min(1).optional(),
+  /** Azure's event types (KNOWN_EVENT_TYPES): one Azure adds later needs a release naming it. */
+  eventTypes: z.array(oneOf(KNOWN_EVENT_TYPES, "an event type")).min(1).optional(),
+  eventSources: z.array(oneOf(EVENT_SOURCES, "an event source")).min(1).optional(),
   /** Matches only when DurationInSeconds is known (>= 0) and at most this. */
   maxDurationInSeconds: z.number().int().nonnegative().optional(),
 });

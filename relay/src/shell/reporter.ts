@@ -1,8 +1,8 @@
 import { backoffMs, delay } from "@quiesce/protocol";
 import { type Directive, PROTOCOL_VERSION, type RelayReport } from "@quiesce/protocol/relay";
 import type { CoordinatorClient } from "../coordinator/client";
-import { unacknowledgedHooks } from "../decisions/acknowledged";
 import { reportedHooks, requestRecover } from "../decisions/reconcile";
+import { hooksNotStored } from "../decisions/storedHooks";
 import { errorText } from "../log";
 import { RELAY_VERSION } from "../version";
 import type { Approver } from "./approver";
@@ -31,7 +31,7 @@ export class Reporter {
    * does, report at the active interval, even with nothing new to say: the coordinator may have
    * answered and then lost the write (a storage crash), and only a read-back proves it kept it.
    */
-  private unacknowledged = false;
+  private hooksUnstored = false;
   private activeMs: number | undefined;
 
   constructor(
@@ -96,14 +96,14 @@ export class Reporter {
         const { response, skipped } = outcome.value;
         const { hooksStored, activeReportSeconds } = response;
         if (activeReportSeconds !== undefined) this.activeMs = activeReportSeconds * 1000;
-        this.unacknowledged = unacknowledgedHooks(report, hooksStored);
+        this.hooksUnstored = hooksNotStored(report, hooksStored);
         const askedMs = response.nextReportInSeconds * 1000;
         const activeMs = this.activeMs;
         heartbeatMs = Math.min(
           bounds.max,
           Math.max(
             bounds.min,
-            this.unacknowledged && activeMs ? Math.min(askedMs, activeMs) : askedMs,
+            this.hooksUnstored && activeMs ? Math.min(askedMs, activeMs) : askedMs,
           ),
         );
         log.debug("report sent", {
@@ -133,7 +133,7 @@ export class Reporter {
         // While something is owed (events in the document, hook states not yet stored) retry
         // at least at the active interval, so the cluster converges within one interval of the
         // coordinator answering again.
-        const owed = this.unacknowledged || (ctx.latest?.Events.length ?? 0) > 0;
+        const owed = this.hooksUnstored || (ctx.latest?.Events.length ?? 0) > 0;
         const maxMs = owed && this.activeMs ? Math.min(retry.maxMs, this.activeMs) : retry.maxMs;
         const waitMs = backoffMs(stats.failuresInARow, {
           baseMs: retry.baseMs,

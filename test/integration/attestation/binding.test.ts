@@ -1,4 +1,4 @@
-import { createCoordinator, loadCoordinatorSettings } from "@quiesce/functions";
+import { loadCoordinatorSettings } from "@quiesce/functions";
 import { useAzurite } from "@quiesce/testkit/azurite";
 import { startLocalEntra } from "@quiesce/testkit/entra";
 import { call, ManualClock, postReport, request, testCoordinator } from "@quiesce/testkit/harness";
@@ -104,7 +104,16 @@ describe("attestation: binding a relay to its VM", () => {
   it("keeps the binding across a coordinator restart: the token still binds on a new instance", async () => {
     const c = await attestingCoordinator(azurite().connectionString, fabric.sim, "require");
     const token = await bind(c, fabric.sim, A, "boot-a");
-    const restarted = await createCoordinator(c.deps.settings, { clock: c.clock });
+    // A new instance of the same deployment: its tables, keys and attestation settings.
+    const restarted = await testCoordinator(c.connectionString, {
+      clock: c.clock,
+      settings: {
+        ...(await attestationSettings(fabric.sim, "require")),
+        QUIESCE_TABLE_PREFIX: c.prefix,
+        QUIESCE_RELAY_KEY: c.relayKey,
+        QUIESCE_OPERATOR_KEY: c.operatorKey,
+      },
+    });
     const again = await call(
       restarted.handlers.report,
       request("POST", "relay/report", {

@@ -1,8 +1,5 @@
-import type {
-  ControlPlaneEventStatus,
-  ControlPlaneObservation,
-} from "@quiesce/protocol/maintenance";
-import { parseScheduledEventId } from "@quiesce/protocol/maintenance";
+import type { PublishedEventStatus, PublishedObservation } from "@quiesce/protocol/published";
+import { parseScheduledEventId } from "@quiesce/protocol/published";
 
 /** An availability set's scope, as Event Grid and Resource Graph spell the events published for it. */
 export const AS_SCOPE =
@@ -12,7 +9,7 @@ export const PUBLISHED_ID = "9F3A1C2E-5B6D-4E7F-8A9B-0C1D2E3F4A5B";
 
 /** An event as Azure publishes it off the VM (Event Grid), for the core's and intake's tests. */
 export function published(
-  status: ControlPlaneEventStatus,
+  status: PublishedEventStatus,
   resources: string[],
   opts: {
     observedAt?: number;
@@ -22,7 +19,7 @@ export function published(
     eventSource?: string;
     scope?: string;
   } = {},
-): ControlPlaneObservation {
+): PublishedObservation {
   const eventId = opts.eventId ?? PUBLISHED_ID;
   const located = parseScheduledEventId(
     `${opts.scope ?? AS_SCOPE}/providers/microsoft.maintenance/scheduledevents/${eventId.toLowerCase()}`,

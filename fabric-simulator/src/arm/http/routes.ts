@@ -1,4 +1,4 @@
-import { RESOURCE_GRAPH_API_VERSION } from "@quiesce/protocol/maintenance";
+import { RESOURCE_GRAPH_API_VERSION } from "@quiesce/protocol/published";
 import type { ArmAnswer } from "../errors";
 import { listAlerts } from "../resources/alerts";
 import type { ArmCall } from "../resources/call";

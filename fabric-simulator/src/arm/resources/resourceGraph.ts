@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { SCHEDULED_EVENTS_QUERY } from "@quiesce/protocol/maintenance";
+import { SCHEDULED_EVENTS_QUERY } from "@quiesce/protocol/published";
 import { z } from "zod";
 import {
   type MaintenanceResource,

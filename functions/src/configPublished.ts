@@ -4,11 +4,13 @@ import type { z } from "zod";
 import { z as zod } from "zod";
 
 /**
- * Settings of the events Azure publishes off the VM (docs/control-plane.md, "Events from the
- * control plane"): Event Grid deliveries and the Resource Graph backstop, both preview on Azure's
- * side and opt-in there (scheduledEventsPolicy). Kept apart from config.ts, which they extend.
+ * Settings of the events Azure publishes off the VM (docs/control-plane.md, "Published events"):
+ * Event Grid deliveries and the Resource Graph backstop, both preview on Azure's side and opt-in
+ * there (scheduledEventsPolicy). Kept apart from config.ts, which they extend. The setting
+ * QUIESCE_CONTROL_PLANE_EVENTS keeps its name until an alias exists (docs/coordinator.md,
+ * "Glossary").
  */
-export const controlPlaneEventSettings = {
+export const publishedEventSettings = {
   /**
    * Take Event Grid deliveries (the `maintenanceEvents` function; locally the webhook) and run
    * the Resource Graph backstop. Needs QUIESCE_CONTROL_PLANE (the backstop reads through ARM).
@@ -41,7 +43,7 @@ export const controlPlaneEventSettings = {
    */
   QUIESCE_EVENT_GRID_KEY: zod.string().min(16, "must be at least 16 characters").optional(),
   /**
-   * Where an event goes that no cluster claims (no relay of it, no cluster's azureResources):
+   * Where an event goes that no cluster owns (no relay of it, no cluster's azureResources):
    * shown and alerted on there. `off`: such events are dropped (and counted as unclaimed).
    */
   QUIESCE_UNCLAIMED_CLUSTER: ClusterName.default("unclaimed"),
@@ -54,7 +56,7 @@ interface EventSettings {
 }
 
 /** The checks that tie these settings to the control plane and the policies. */
-export function checkControlPlaneEvents(
+export function checkPublishedEvents(
   s: EventSettings,
   ctx: z.RefinementCtx,
   policies: Iterable<[string, Policies["default"]]>,
@@ -64,7 +66,7 @@ export function checkControlPlaneEvents(
       code: "custom",
       path: ["QUIESCE_CONTROL_PLANE_EVENTS"],
       message:
-        "Event Grid intake and the Resource Graph backstop act through Azure Resource Manager: set QUIESCE_CONTROL_PLANE=true too",
+        "Published events (Event Grid and the Resource Graph backstop) act through Azure Resource Manager: set QUIESCE_CONTROL_PLANE=true too",
     });
   const owners = new Map<string, string>();
   for (const [name, p] of policies) {

@@ -1,16 +1,15 @@
 import { timingSafeEqual } from "node:crypto";
 import type { InvocationContext } from "@azure/functions";
 import {
-  type EventGridDelivery,
   MAX_DELIVERY_BYTES,
   parseEventGridDelivery,
   parseWebhookValidationRequest,
   type RejectedEvent,
   webhookValidationHeaders,
-} from "@quiesce/protocol/maintenance";
+} from "@quiesce/protocol/published";
 import { invocationLogger } from "../log";
 import { settingName } from "../options";
-import type { IntakeSummary } from "../published/intake";
+import type { PublishedIntake } from "../published/intake";
 import { type Handler, jsonBody } from "./compose";
 import type { HandlerDeps } from "./deps";
 import { json, problem } from "./http";
@@ -28,10 +27,9 @@ import { json, problem } from "./http";
  * - the `maintenanceEvents` Event Grid trigger in Azure (app.ts): the host does the handshake
  *   and authenticates Event Grid; an event that cannot be used, like a failure, is thrown, so
  *   the host has Event Grid retry it and then dead-letter (or drop) it.
+ * The route and the function name keep Azure's word (its `MaintenanceResources` topic): every
+ * existing Event Grid subscription points at them.
  */
-export type Intake = (
-  observations: Extract<EventGridDelivery, { kind: "events" }>["observations"],
-) => Promise<IntakeSummary>;
 
 const sameKey = (a: string, b: string) => {
   const x = Buffer.from(a);
@@ -52,13 +50,13 @@ function recordRejected(
   for (const r of rejected) log.error("Event Grid: event not used", { id: r.id, reason: r.reason });
 }
 
-export function eventGridWebhookHandler(deps: HandlerDeps, intake: Intake): Handler {
+export function eventGridWebhookHandler(deps: HandlerDeps, intake: PublishedIntake): Handler {
   return async (request, context) => {
     const { enabled, eventGridKey: key } = deps.options.controlPlaneEvents;
     if (!enabled || !key)
       return problem(
         404,
-        `Event Grid intake is off (${settingName("CONTROL_PLANE_EVENTS")}, ${settingName("EVENT_GRID_KEY")})`,
+        `Published events are off (${settingName("CONTROL_PLANE_EVENTS")}, ${settingName("EVENT_GRID_KEY")})`,
       );
     // Both Event Grid's POSTs and CloudEvents' OPTIONS go to the exact registered URL, key included.
     const code = request.query.get("code") ?? "";
@@ -101,7 +99,7 @@ export function eventGridWebhookHandler(deps: HandlerDeps, intake: Intake): Hand
 }
 
 /** The Azure Functions Event Grid trigger's handler: one event per invocation. */
-export function eventGridTriggerHandler(deps: HandlerDeps, intake: Intake) {
+export function eventGridTriggerHandler(deps: HandlerDeps, intake: PublishedIntake) {
   return async (event: unknown, context: InvocationContext): Promise<void> => {
     if (!deps.options.controlPlaneEvents.enabled) {
       invocationLogger(context).warn(

@@ -1,7 +1,7 @@
 import type { RelayReport } from "@quiesce/protocol/relay";
 
 /** Whether the report carried hook states the coordinator did not list as already stored. */
-export function unacknowledgedHooks(
+export function hooksNotStored(
   report: Pick<RelayReport, "hooks">,
   hooksStored: string[] | undefined,
 ): boolean {

@@ -1,18 +1,18 @@
 import { memberKey } from "@quiesce/core";
 import type { VmIdentity } from "@quiesce/protocol/imds";
-import type { EventScope } from "@quiesce/protocol/maintenance";
 import type { Policies } from "@quiesce/protocol/policy";
+import type { EventScope } from "@quiesce/protocol/published";
 
 /**
  * Which cluster an event published off the VM belongs to (pure). Azure scopes it to an
  * availability set, a scale set (not the instance) or a VM, by ARM id in lower case; a cluster
- * claims a scope by naming it in its policy's `azureResources`, or through its relays' VMs:
+ * owns a scope by naming it in its policy's `azureResources`, or through its relays' VMs:
  * a VM's own resource id, its scale set, or (availability sets, which IMDS does not name) a VM
  * of the event's `Resources` in the same subscription and resource group (a VM is in its
  * availability set's resource group). An event a cluster already holds stays with it (the
  * intake looks that up first).
  */
-export interface ClaimIndex {
+export interface OwnerIndex {
   /** azureResources: lower-case ARM id → cluster. */
   declared: ReadonlyMap<string, string>;
   /** A member's VM resource id (lower case) → clusters. */
@@ -21,7 +21,7 @@ export interface ClaimIndex {
   scaleSets: ReadonlyMap<string, readonly string[]>;
   /** `sub/rg/vmName` (lower case) → clusters. */
   names: ReadonlyMap<string, readonly string[]>;
-  /** Subscriptions of every claimed resource (the backstop's default query scope). */
+  /** Subscriptions of every owned resource (the backstop's default query scope). */
   subscriptions: readonly string[];
 }
 
@@ -33,10 +33,10 @@ function add(m: Map<string, string[]>, k: string, cluster: string) {
   m.set(k, list);
 }
 
-export function buildClaimIndex(
+export function buildOwnerIndex(
   policies: Policies,
   members: ReadonlyMap<string, readonly { vm: VmIdentity }[]>,
-): ClaimIndex {
+): OwnerIndex {
   const declared = new Map<string, string>();
   for (const [cluster, p] of policies.clusters)
     for (const id of p.azureResources) declared.set(id.toLowerCase(), cluster);
@@ -61,9 +61,9 @@ export function buildClaimIndex(
   return { declared, vms, scaleSets, names, subscriptions: [...subscriptions].sort() };
 }
 
-/** The clusters claiming the scope, sorted; empty when none does. */
-export function claimingClusters(
-  index: ClaimIndex,
+/** The clusters owning the scope, sorted; empty when none does. */
+export function owningClusters(
+  index: OwnerIndex,
   scope: EventScope,
   resources: readonly string[],
 ): string[] {
