@@ -5,13 +5,17 @@ import { defineConfig } from "vitest/config";
 // -> protocol/src/imds/index.ts), as scripts/esbuild/workspace-sources.mjs does for bundles.
 //
 // Three projects. "unit" (unit, integration against Azurite, infra, architecture, contracts, a
-// fuzz sample) runs two files at a time (vitest's default on 2 cores is one: cores - 1) without
+// fuzz sample) runs three files at a time (vitest's default on 2 cores is one: cores - 1; many
+// files wait on Azurite or timers: 2 at a time left a third of the 2 cores idle, 4 imported the
+// graph once more per worker and was slower: 185, 160, 171 s measured side by side) without
 // isolating files from each other: each worker keeps its module graph, so a file does not
 // evaluate zod schemas, the Azure SDKs and the Kubernetes client again (import was 186 s of a
 // 280 s phase; 165 s without). The files that need a process of their own run in "isolated":
 // @azure/identity keeps one MSAL token cache per process (a token a simulator minted for an
 // earlier file would be handed to this file's simulator, which refuses it), vi.mock needs a fresh
-// module graph, and the secrets test must prove what it proves whatever else ran first.
+// module graph, and the secrets test must prove what it proves whatever else ran first. Files
+// of both share their process's Azurite (@quiesce/testkit/azurite's useAzurite: emptied for each
+// file), rather than starting one each.
 // "e2e" (test/e2e: whole clusters of real processes, bounded in wall time) runs after every other
 // file has finished (a later groupOrder), three files at a time: they mostly wait on intervals
 // (two at once measured 36 % of 2 cores). The wall-time bounds themselves add the scheduling
@@ -43,7 +47,7 @@ export default defineConfig({
           name: "unit",
           include: ["**/*.test.ts"],
           exclude: [...exclude, "test/e2e/**", ...ISOLATED],
-          maxWorkers: 2,
+          maxWorkers: 3,
           isolate: false,
           sequence: { groupOrder: 0 },
         },
@@ -54,7 +58,7 @@ export default defineConfig({
           name: "isolated",
           include: ISOLATED,
           exclude,
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 0 },
         },
       },

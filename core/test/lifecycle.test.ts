@@ -163,6 +163,47 @@ describe("lifecycle paths", () => {
     expect(approveIds(s.send(report("vm0", 2, [ev], { hooks: [drained(id)] })))).toEqual([id]);
   });
 
+  it("hears an approver whose lease ran out before its answer arrived: an event IMDS started is never recorded as cancelled", () => {
+    const s = new Sim();
+    const key = id.toLowerCase();
+    registerBoth(s);
+    s.send(report("vm0", 2, [ev], { hooks: [drained(id)] }));
+    expect(approveIds(s.send(report("vm1", 2, [ev], { hooks: [drained(id)] })))).toEqual([id]);
+    const accepted = [
+      { eventId: id, outcome: "accepted" as const, at: new Date(s.now).toISOString() },
+    ];
+    // The coordinator hears nothing (it was down): vm1's lease runs out, and Azure runs the
+    // event and ends it, so the next documents no longer hold it.
+    s.tick(31_000);
+    expect(s.state.events[key]?.failedApprovers).toEqual(["vm1"]);
+    s.send(report("vm0", 4, [], { hooks: [drained(id, "succeeded")] }));
+    expect(s.phase(id)).toBe("Cancelled");
+    // A relay never elected for it cannot make it approved.
+    s.send(report("vm0", 4, [], { hooks: [drained(id, "succeeded")], approvals: accepted }));
+    expect(s.state.events[key]?.approvedAt).toBeNull();
+    expect(s.phase(id)).toBe("Cancelled");
+    s.send(report("vm1", 4, [], { hooks: [drained(id, "succeeded")], approvals: accepted }));
+    expect(s.state.events[key]?.approvedBy).toBe("vm1");
+    expect(s.phase(id)).toBe("Completed");
+  });
+
+  it("keeps waiting for recovers of an event taken for cancelled until its late approver is heard", () => {
+    const s = new Sim();
+    registerBoth(s);
+    s.send(report("vm0", 2, [ev], { hooks: [drained(id)] }));
+    s.send(report("vm1", 2, [ev], { hooks: [drained(id)] }));
+    const accepted = [
+      { eventId: id, outcome: "accepted" as const, at: new Date(s.now).toISOString() },
+    ];
+    s.tick(31_000);
+    s.send(report("vm0", 4, [], { hooks: [drained(id, "running")] }));
+    expect(s.phase(id)).toBe("Cancelled");
+    s.send(report("vm1", 4, [], { hooks: [drained(id, "succeeded")], approvals: accepted }));
+    expect(s.phase(id)).toBe("Recovering");
+    s.send(report("vm0", 4, [], { hooks: [drained(id, "succeeded")] }));
+    expect(s.phase(id)).toBe("Completed");
+  });
+
   it("elects another relay at once when the approver reports IMDS rejected the StartRequests", () => {
     const s = new Sim();
     registerBoth(s);

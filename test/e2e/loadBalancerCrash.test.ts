@@ -110,20 +110,21 @@ describe("load-balancer drain across a coordinator crash", () => {
     expect(adminState("web-0")).toBe("Down");
     await coordinator.start();
     const status = new StatusClient(coordinator.url, coordinator.operatorKey);
+    // What the coordinator knew, for a failure in CI.
+    const explain = async (e: unknown) => {
+      const d = await status.event(ev.eventId, "crash").catch((x: unknown) => String(x));
+      throw new Error(`${(e as Error).message}\n${JSON.stringify(d)}\n${coordinator.output}`);
+    };
     await waitFor(
       "web-0 back in its load balancer",
       () => adminState("web-0") === "None",
       30_000,
-    ).catch(async (e: unknown) => {
-      // What the coordinator knew, for a failure in CI.
-      const d = await status.event(ev.eventId, "crash").catch((x: unknown) => String(x));
-      throw new Error(`${(e as Error).message}\n${JSON.stringify(d)}\n${coordinator.output}`);
-    });
+    ).catch(explain);
     await waitFor(
       "the event Completed",
       async () => (await status.event(ev.eventId, "crash")).phase === "Completed",
       30_000,
-    );
+    ).catch(explain);
     const d = await status.event(ev.eventId, "crash");
     expect(d.readiness.find((r) => r.vm === "web-0")?.loadBalancer?.state).toBe("restored");
     expect(adminState("web-1")).toBe("None"); // never named, never touched

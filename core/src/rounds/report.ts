@@ -110,21 +110,43 @@ export function applyReport(
     if (row !== stored) readiness = withEntry(readiness, key, withEntry(rows, mk, row));
   }
 
-  // Approval results the relay reports for leases it held.
+  // Approval results the relay reports for leases it held. An approver whose lease ran out before
+  // its answer arrived (the coordinator was down, or slow) is heard too: when IMDS accepted its
+  // StartRequests the event was approved, and an event that ran is never recorded as cancelled.
   for (const a of report.approvals) {
     const key = eventKey(a.eventId);
     const stored = events[key];
-    if (!stored || stored.approvedAt !== null || !relayHoldsLease(stored, mk)) continue;
+    if (!stored || stored.approvedAt !== null) continue;
+    const holds = relayHoldsLease(stored, mk);
+    const late = !holds && stored.failedApprovers.includes(mk);
+    if (!holds && !(late && a.outcome === "accepted")) continue;
     if (a.outcome === "accepted") {
-      events = withEntry(events, key, { ...stored, approvedAt: now, approvedBy: report.vm.name });
+      const approved = { ...stored, approvedAt: now, approvedBy: report.vm.name };
       transitions.push({
         eventKey: key,
         at: now,
         from: stored.phase,
         to: stored.phase,
-        reason: `StartRequests accepted by IMDS (HTTP ${a.httpStatus ?? 200}) from ${report.vm.name}`,
+        reason: `StartRequests accepted by IMDS (HTTP ${a.httpStatus ?? 200}) from ${report.vm.name}${late ? ", reported after its approval lease ran out" : ""}`,
         vm: report.vm.name,
       });
+      // Taken for cancelled (it left the documents while Scheduled) but approved: decided again
+      // as an event that ran (its recovers are awaited), as when Azure reports it Completed.
+      const ran = stored.phase === "Cancelled" && stored.published?.status !== "Canceled";
+      if (ran)
+        transitions.push({
+          eventKey: key,
+          at: now,
+          from: stored.phase,
+          to: "Recovering",
+          reason: `${report.vm.name}'s StartRequests was accepted: it ran, it was not cancelled`,
+          vm: report.vm.name,
+        });
+      events = withEntry(
+        events,
+        key,
+        ran ? { ...approved, phase: "Recovering", phaseSince: now, endedAt: null } : approved,
+      );
     } else if (a.outcome === "rejected" || a.outcome === "failed") {
       events = withEntry(events, key, {
         ...stored,

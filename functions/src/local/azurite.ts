@@ -30,6 +30,9 @@ export interface AzuriteOptions {
   port?: number;
 }
 
+const EXIT_WITH_PARENT =
+  'data:text/javascript,process.stdin.on("end",()=>process.exit(0));process.stdin.on("error",()=>process.exit(0));process.stdin.resume();';
+
 export function azuriteConnectionString(port: number): string {
   return `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${DEV_KEY};TableEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};`;
 }
@@ -81,7 +84,11 @@ async function startOnce(opts: AzuriteOptions): Promise<AzuriteHandle | null> {
     mkdirSync(opts.location, { recursive: true });
     args.push("--location", opts.location);
   } else args.push("--inMemoryPersistence");
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // Azurite exits when its stdin closes, that is when this process is gone however it ended
+  // (a SIGKILL runs no handler): no Azurite outlives the host or test that started it.
+  const child = spawn(process.execPath, ["--import", EXIT_WITH_PARENT, ...args], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let output = "";
   const keep = (b: Buffer) => {
     output = (output + b.toString()).slice(-4000);
