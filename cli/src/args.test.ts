@@ -44,11 +44,28 @@ describe("quiesce CLI arguments", () => {
       expect(parseArgs(["status", "--url", url], env).ok).toBe(true);
   });
 
-  it("answers --help with the usage, before any other complaint", () => {
+  it("answers --help and --version (-h, -v), before any other complaint", () => {
     expect(parseArgs(["--help"], {})).toEqual({ ok: true, value: { command: "help" } });
     expect(parseArgs(["status", "--colour", "x", "-h"], {})).toEqual({
       ok: true,
       value: { command: "help" },
+    });
+    for (const flag of ["--version", "-v"])
+      expect(parseArgs(["status", "--colour", flag], {})).toEqual({
+        ok: true,
+        value: { command: "version" },
+      });
+  });
+
+  it("words a usage error in one line (main adds the usage line)", () => {
+    expect(parseArgs(["explode"], env)).toEqual({ ok: false, error: "unknown command explode" });
+    expect(parseArgs(["--colour"], env)).toEqual({ ok: false, error: "unknown option --colour" });
+  });
+
+  it("refuses a URL holding a user name or password: fetch would quote it whole", () => {
+    expect(parseArgs(["status", "--url", "https://op:s3cret@q.example.com"], env)).toEqual({
+      ok: false,
+      error: "url: must not hold a user name or password (pass the credential with --key)",
     });
   });
 

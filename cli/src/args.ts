@@ -7,7 +7,7 @@ import { z } from "zod";
 
 export const USAGE = `quiesce: what every Scheduled Event is waiting for, and operator actions.
 
-usage:
+usage: quiesce [COMMAND] [options]          (the command defaults to status)
   quiesce status [--cluster C] [--phase P1,P2] [--state active|ended|all] [--limit N] [--all]
                                          cluster summaries and events with what they wait for
                                          (one page of --limit events, default 100; --all follows every page)
@@ -27,12 +27,30 @@ options:
                 https, or http only to a loopback address (the key is sent to it)
   --key KEY     operator key or Entra access token (or QUIESCE_OPERATOR_KEY / QUIESCE_TOKEN)
   --continuation TOKEN  start from a page's continuation (status, cluster)
-  --json        print the API's JSON instead of text`;
+  --json        print the API's JSON instead of text
+  -h, --help    print this help and exit
+  -v, --version print the version and exit
+output: the answer (text, or JSON with --json) on stdout, nothing else; errors on stderr
+exit status:
+  0  done
+  1  the coordinator could not be reached, refused the request, or answered unreadably
+  2  usage: an unknown command or option, a missing or invalid argument, no credential`;
+
+/** What follows every usage error on stderr: the shape of a call, and where to read more. */
+export const USAGE_LINE = `usage: quiesce [status|cluster|event|hold|release|force-approve|force-gate] [ARG] [options]
+see quiesce --help for the options and exit codes`;
+
+/** Where the credential comes from, for the messages that say it is missing or refused. */
+export const CREDENTIAL_SOURCES = "--key, QUIESCE_OPERATOR_KEY or QUIESCE_TOKEN";
 
 const common = {
   /** It is sent the operator's key or token: https, or http only to a loopback coordinator. */
-  url: HttpsOrLoopbackUrl,
-  key: z.string().min(1, "no credential: pass --key or set QUIESCE_OPERATOR_KEY / QUIESCE_TOKEN"),
+  url: HttpsOrLoopbackUrl.refine(
+    (u) => !URL.canParse(u) || (new URL(u).username === "" && new URL(u).password === ""),
+    // fetch refuses such a URL, quoting it whole in its error: password and all.
+    { message: "must not hold a user name or password (pass the credential with --key)" },
+  ),
+  key: z.string().min(1, `no credential: pass it with ${CREDENTIAL_SOURCES}`),
   json: z.boolean(),
 };
 const eventId = z.string({ error: "needs an event id" }).min(1);
@@ -83,17 +101,16 @@ export interface Paging {
 }
 export type CliArgs = z.infer<typeof CliArgs> & Paging;
 
-/** `--help` is no error: main prints the usage on stdout and exits 0. */
-export interface HelpRequest {
-  command: "help";
-}
+/** `--help` and `--version` are no errors: main prints the answer on stdout and exits 0. */
+export type InfoRequest = { command: "help" } | { command: "version" };
 /** The arguments, or one message saying what is wrong with them (exit 2). */
-export type ParsedArgs = Result<CliArgs | HelpRequest>;
+export type ParsedArgs = Result<CliArgs | InfoRequest>;
 
 const COMMANDS = ["status", "cluster", "event", ...OPERATOR_COMMANDS, "force-gate"];
 
 const OPTIONS = {
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
   json: { type: "boolean" },
   all: { type: "boolean" },
   url: { type: "string" },
@@ -118,14 +135,15 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
     strict: false,
     tokens: true,
   });
+  // Like --help in most tools, these answer before any complaint about the other arguments.
   if (values.help === true) return { ok: true, value: { command: "help" } };
+  if (values.version === true) return { ok: true, value: { command: "version" } };
   const problem = argProblem(tokens, OPTIONS, true);
   if (problem?.kind === "needsValue")
     return { ok: false, error: `${problem.option} needs a value` };
-  if (problem) return { ok: false, error: `unknown option ${problem.arg}\n\n${USAGE}` };
+  if (problem) return { ok: false, error: `unknown option ${problem.arg}` };
   const command = positionals[0] ?? "status";
-  if (!COMMANDS.includes(command))
-    return { ok: false, error: `unknown command ${command}\n\n${USAGE}` };
+  if (!COMMANDS.includes(command)) return { ok: false, error: `unknown command ${command}` };
   if (values.replace === true && command !== "hold" && command !== "force-approve")
     return { ok: false, error: `--replace applies to hold and force-approve, not ${command}` };
   const parsed = CliArgs.safeParse({

@@ -1,19 +1,32 @@
 #!/usr/bin/env node
-import { parseArgs, USAGE } from "./args";
+import { addSecrets, redact } from "@quiesce/protocol";
+import { CREDENTIAL_SOURCES, parseArgs, USAGE, USAGE_LINE } from "./args";
 import { renderCluster, renderEventDetail, renderOperatorAnswer, renderStatus } from "./render";
 import { StatusApiError, StatusClient } from "./statusClient";
+import { CLI_VERSION } from "./version";
+
+/**
+ * The `quiesce` command, with the conventions scripts rely on: the answer alone on stdout (text,
+ * or the API's JSON with --json), so it can be piped and parsed; every error on stderr, prefixed
+ * "quiesce:", naming the URL and the cause, never the credential; exit status 0 done, 1 the
+ * coordinator could not be reached, refused or answered unreadably, 2 usage (see USAGE).
+ */
+const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
 async function main(): Promise<number> {
   const parsed = parseArgs(process.argv.slice(2), process.env);
   if (!parsed.ok) {
-    process.stderr.write(`${parsed.error}\n`);
-    return 2;
+    process.stderr.write(redact(`quiesce: ${parsed.error}\n${USAGE_LINE}\n`));
+    return EXIT.usage;
   }
   const a = parsed.value;
-  if (a.command === "help") {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
+  if (a.command === "help" || a.command === "version") {
+    process.stdout.write(`${a.command === "help" ? USAGE : CLI_VERSION}\n`);
+    return EXIT.ok;
   }
+  // Known from here on: an error that quotes the key (a coordinator or a proxy echoing it back)
+  // is printed with it replaced.
+  addSecrets([a.key]);
   const client = new StatusClient(a.url, a.key);
   const print = (value: unknown, text: () => string) =>
     process.stdout.write(`${a.json ? JSON.stringify(value, null, 2) : text()}\n`);
@@ -61,17 +74,25 @@ async function main(): Promise<number> {
       print(r, () => renderOperatorAnswer(a.command, a.target, r));
     }
   }
-  return 0;
+  return EXIT.ok;
 }
+
+// A reader that stops early (`quiesce status | head -1`) is no error of ours: stop quietly.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code !== "EPIPE") throw e;
+  process.exit(process.exitCode ?? EXIT.ok);
+});
 
 main().then(
   (code) => {
     process.exitCode = code;
   },
   (e: unknown) => {
-    process.stderr.write(
-      `quiesce: ${e instanceof StatusApiError || e instanceof Error ? e.message : String(e)}\n`,
-    );
-    process.exitCode = 1;
+    const hint =
+      e instanceof StatusApiError && e.status === 401
+        ? ` (check the credential: ${CREDENTIAL_SOURCES})`
+        : "";
+    process.stderr.write(redact(`quiesce: ${e instanceof Error ? e.message : String(e)}${hint}\n`));
+    process.exitCode = EXIT.failure;
   },
 );

@@ -1,4 +1,4 @@
-import { parseJsonWith } from "@quiesce/protocol";
+import { parseJsonWith, redact, secretParts } from "@quiesce/protocol";
 import {
   ClusterPage,
   EventDetail,
@@ -9,6 +9,7 @@ import {
   StatusPage,
 } from "@quiesce/protocol/status";
 import { z } from "zod";
+import { fetchFailureText } from "./fetchFailure";
 
 /**
  * A client of the coordinator's status and operator API: what the CLI, the demo and the
@@ -18,13 +19,27 @@ import { z } from "zod";
 
 export { ClusterPage, EventDetail, type EventView, OperatorAnswer, StatusPage };
 
+/** The coordinator answered, but not as asked: a refusal (its HTTP status) or an unreadable answer. */
 export class StatusApiError extends Error {
   constructor(
+    /** The HTTP status (200 for an answer that did not parse). */
     readonly status: number,
+    readonly url: string,
     message: string,
   ) {
     super(message);
     this.name = "StatusApiError";
+  }
+}
+
+/** No answer at all: the coordinator could not be reached, or the connection failed. */
+export class CoordinatorUnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CoordinatorUnreachableError";
   }
 }
 
@@ -41,6 +56,10 @@ const ProblemBody = z.object({ error: z.string() });
 
 /** Following continuations stops after this many pages: a bound, not an expected size. */
 const MAX_PAGES = 1000;
+/** One request, answer included: the coordinator answers in well under a second. */
+const TIMEOUT_MS = 10_000;
+/** How much of a refusal's body an error quotes (a gateway's HTML page can be long). */
+const MAX_QUOTED = 300;
 
 function queryString(params: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
@@ -55,30 +74,60 @@ export class StatusClient {
     private readonly key: string,
   ) {}
 
-  /** One call; its answer parsed with `answer` (an unreadable answer throws, naming the call). */
+  /**
+   * One call; its answer parsed with `answer`. Every failure names the URL and what went wrong,
+   * and never the credential: it is sent in a header, but a coordinator or a proxy may echo it.
+   */
   private async call<S extends z.ZodType>(
     answer: S,
     method: string,
     path: string,
     body?: unknown,
   ): Promise<z.output<S>> {
-    const res = await fetch(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.key}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
-    if (!res.ok) {
+    const url = `${this.baseUrl.replace(/\/+$/, "")}${path}`;
+    const clean = (text: string) => redact(redact(text, secretParts(this.key)));
+    let status: number;
+    let reason: string;
+    let text: string;
+    try {
+      const res = await fetch(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.key}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      ({ status, statusText: reason } = res);
+      text = await res.text();
+    } catch (e) {
+      const why = fetchFailureText(e, TIMEOUT_MS);
+      throw new CoordinatorUnreachableError(
+        url,
+        clean(`cannot reach the coordinator at ${url}: ${why}`),
+      );
+    }
+    if (status < 200 || status > 299) {
       const problem = parseJsonWith(ProblemBody, text);
-      const message = problem.ok ? problem.value.error : text;
-      throw new StatusApiError(res.status, `${method} ${path}: HTTP ${res.status}: ${message}`);
+      const said = (problem.ok ? problem.value.error : text).replace(/\s+/g, " ").trim();
+      const quoted = said.length > MAX_QUOTED ? `${said.slice(0, MAX_QUOTED - 3)}...` : said;
+      const http = `HTTP ${status}${reason ? ` ${reason}` : ""}`;
+      throw new StatusApiError(
+        status,
+        url,
+        clean(
+          `the coordinator answered ${method} ${url} with ${http}${quoted ? `: ${quoted}` : ""}`,
+        ),
+      );
     }
     const parsed = parseJsonWith(answer, text);
-    if (!parsed.ok) throw new Error(`${method} ${path}: unreadable answer: ${parsed.error}`);
+    if (!parsed.ok)
+      throw new StatusApiError(
+        status,
+        url,
+        clean(`unreadable answer to ${method} ${url} (is it the coordinator?): ${parsed.error}`),
+      );
     return parsed.value;
   }
 

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { redact } from "@quiesce/protocol";
 import { checkHookCommands } from "./checkConfig";
-import { type CliArgs, parseCliArgs } from "./cliArgs";
+import { type CliArgs, EXIT, parseCliArgs } from "./cliArgs";
 import {
   mergeSettingSources,
   misspelledEnvironment,
@@ -13,7 +13,8 @@ import {
   redactSettings,
   SettingsError,
 } from "./config";
-import { errorText, jsonLogger } from "./log";
+import { heartbeatFileFor, heartbeatStaleAfterMs, probeHeartbeat } from "./heartbeat";
+import { errorText, jsonLogger, writeFatal } from "./log";
 import { relayConfigFrom } from "./options";
 import { startRelay } from "./relay";
 import { RELAY_VERSION } from "./version";
@@ -22,7 +23,7 @@ import { RELAY_VERSION } from "./version";
 
 const HELP = `quiesce-relay ${RELAY_VERSION}: coordinates Azure Scheduled Events for this VM.
 
-Usage: quiesce-relay [--config FILE] [--dry-run] [--check-config]
+Usage: quiesce-relay [--config FILE] [--dry-run] [--check-config | --probe]
        quiesce-relay --version | --help
 
 Options:
@@ -30,14 +31,18 @@ Options:
   --dry-run        Everything except the StartRequests POST to IMDS (same as QUIESCE_DRY_RUN=true).
   --check-config   Validate the settings and that the hook commands' programs exist, print
                    the settings (secrets redacted) and exit.
+  --probe          Liveness probe: exit ${EXIT.ok} if the relay running with these settings is
+                   polling IMDS (its heartbeat file, beside the state file, is fresh), else ${EXIT.failure}.
   --version        Print the version and exit.
   --help           Print this help and exit.
 
 Settings (environment variables or config file keys):
   ${RELAY_SETTING_NAMES.join("\n  ")}
 
-See docs/relay.md for what each one does. Logs are JSON lines on stdout.
-Exit codes: 0 stopped cleanly, 1 fatal error, 2 invalid arguments or settings.
+See docs/relay.md for what each one does. Logs are JSON lines on stdout, errors on stderr
+(Windows: all on stdout; under systemd: all on stdout, each with its syslog priority).
+Exit codes: ${EXIT.ok} stopped cleanly, ${EXIT.failure} fatal error (--probe: not alive), ${EXIT.config} invalid
+arguments or settings (the systemd unit does not restart on it: they would fail the same way).
 `;
 
 export function settingsFrom(
@@ -63,7 +68,7 @@ export function settingsFrom(
 
 /**
  * --check-config beyond the settings: each hook command's program is there (checkConfig.ts).
- * Returns the exit code: 2 when one is missing, as for a bad setting.
+ * Returns the exit code: EXIT.config when one is missing, as for a bad setting.
  */
 export function checkConfig(
   settings: RelaySettings,
@@ -78,10 +83,26 @@ export function checkConfig(
   for (const note of checks.unchecked) write.err(redact(`quiesce-relay: note: ${note}\n`));
   if (checks.missing.length > 0) {
     write.err(redact(`quiesce-relay: ${checks.missing.join("; ")}\n`));
-    return 2;
+    return EXIT.config;
   }
   write.out(`${JSON.stringify(redactSettings(settings), null, 2)}\n`);
-  return 0;
+  return EXIT.ok;
+}
+
+/** --probe: the heartbeat of the relay running with these settings (heartbeat.ts). */
+export async function probe(
+  settings: RelaySettings,
+  write: { out: (text: string) => void; err: (text: string) => void },
+  now: number = Date.now(),
+): Promise<number> {
+  const config = relayConfigFrom(settings);
+  const r = await probeHeartbeat(
+    heartbeatFileFor(config.stateFile),
+    heartbeatStaleAfterMs(config.pollIntervalMs),
+    now,
+  );
+  (r.alive ? write.out : write.err)(`quiesce-relay: ${r.text}\n`);
+  return r.alive ? EXIT.ok : EXIT.failure;
 }
 
 async function main(): Promise<number> {
@@ -91,24 +112,23 @@ async function main(): Promise<number> {
     args = parseCliArgs(process.argv.slice(2));
     if (args.help) {
       process.stdout.write(HELP);
-      return 0;
+      return EXIT.ok;
     }
     if (args.version) {
       process.stdout.write(`${RELAY_VERSION}\n`);
-      return 0;
+      return EXIT.ok;
     }
     settings = settingsFrom(args, process.env);
   } catch (e) {
-    process.stderr.write(
-      redact(`quiesce-relay: ${e instanceof SettingsError ? e.message : errorText(e)}\n`),
-    );
-    return 2;
+    writeFatal(redact(`quiesce-relay: ${e instanceof SettingsError ? e.message : errorText(e)}\n`));
+    return EXIT.config;
   }
-  if (args.checkConfig)
-    return checkConfig(settings, process.env, {
-      out: (t) => process.stdout.write(t),
-      err: (t) => process.stderr.write(t),
-    });
+  const streams = {
+    out: (t: string) => process.stdout.write(t),
+    err: (t: string) => process.stderr.write(t),
+  };
+  if (args.checkConfig) return checkConfig(settings, process.env, streams);
+  if (args.probe) return probe(settings, streams);
   const log = jsonLogger(settings.QUIESCE_LOG_LEVEL);
   const relay = await startRelay(settings, { logger: log });
   return new Promise<number>((resolve) => {
@@ -117,15 +137,15 @@ async function main(): Promise<number> {
       signals++;
       if (signals > 1) {
         log.warn("second signal: exiting without waiting", { signal: sig });
-        resolve(1);
+        resolve(EXIT.failure);
         return;
       }
       log.info("signal received; stopping", { signal: sig });
       relay.stop().then(
-        () => resolve(0),
+        () => resolve(EXIT.ok),
         (e) => {
           log.error("stop failed", { error: errorText(e) });
-          resolve(1);
+          resolve(EXIT.failure);
         },
       );
     };
@@ -138,8 +158,8 @@ if (require.main === module) {
   main().then(
     (code) => process.exit(code),
     (e) => {
-      process.stderr.write(redact(`quiesce-relay: fatal: ${errorText(e)}\n`));
-      process.exit(1);
+      writeFatal(redact(`quiesce-relay: fatal: ${errorText(e)}\n`));
+      process.exit(EXIT.failure);
     },
   );
 }

@@ -6,8 +6,9 @@ import { type TokenSource, tokenSource } from "./coordinator/auth";
 import { CoordinatorClient } from "./coordinator/client";
 import { markInterrupted } from "./decisions/reconcile";
 import type { RelayState } from "./decisions/state";
+import { Heartbeat, HeartbeatImdsClient, heartbeatFileFor } from "./heartbeat";
 import { type HookRunner, hookRunner } from "./hooks/runner";
-import { ImdsClient, type ImdsClientOptions } from "./imds/client";
+import type { ImdsClientOptions } from "./imds/client";
 import { errorText, jsonLogger, type Logger, redactingLogger } from "./log";
 import { relayConfigFrom } from "./options";
 import { Approver } from "./shell/approver";
@@ -30,6 +31,8 @@ export interface RelayOptions {
   heartbeatBoundsMs?: { min: number; max: number };
   tokens?: TokenSource;
   hooks?: HookRunner;
+  /** How often the heartbeat file may be written (heartbeat.ts; tests write it at every read). */
+  heartbeatEveryMs?: number;
 }
 
 export interface RelaySnapshot {
@@ -85,12 +88,23 @@ export async function startRelay(
   const initial = markInterrupted(loaded.state, clock.now(), "relay stopped while the hook ran");
   const ctx = new RelayContext(config, log, clock, writer, initial);
 
-  const imds = new ImdsClient({
-    baseUrl: config.imds.url,
-    apiVersion: config.imds.apiVersion,
-    ...opts.imds,
-    onRetry: (r) => log.debug("IMDS retry", r),
-  });
+  // Every read of the IMDS loop beats, for `quiesce-relay --probe` (a liveness probe); the first
+  // beat now, so a restarted relay is not judged by its predecessor's file.
+  const heartbeat = new Heartbeat(
+    heartbeatFileFor(config.stateFile),
+    (error) => log.warn("heartbeat file write failed", { error }),
+    opts.heartbeatEveryMs,
+  );
+  heartbeat.beat();
+  const imds = new HeartbeatImdsClient(
+    {
+      baseUrl: config.imds.url,
+      apiVersion: config.imds.apiVersion,
+      ...opts.imds,
+      onRetry: (r) => log.debug("IMDS retry", r),
+    },
+    heartbeat,
+  );
   const coordinator = new CoordinatorClient(
     config.coordinatorUrl,
     opts.tokens ?? tokenSource(config.auth),
@@ -142,6 +156,7 @@ export async function startRelay(
         ctx.stopping.abort();
         ctx.reports.interrupt();
         await Promise.allSettled(loops);
+        await heartbeat.stop();
         await ctx.settle();
         await ctx.flush(markInterrupted(ctx.state, ctx.now(), "relay stopped while the hook ran"));
         await Promise.allSettled([imds.close(), coordinator.close()]);

@@ -8,17 +8,20 @@ describe("relay arguments", () => {
       version: false,
       dryRun: false,
       checkConfig: false,
+      probe: false,
     });
     expect(parseCliArgs(["--config", "a.json", "--dry-run", "--check-config"])).toEqual({
       help: false,
       version: false,
       dryRun: true,
       checkConfig: true,
+      probe: false,
       config: "a.json",
     });
     expect(parseCliArgs(["--config=b.json"]).config).toBe("b.json");
     expect(parseCliArgs(["-h"]).help).toBe(true);
     expect(parseCliArgs(["-v"]).version).toBe(true);
+    expect(parseCliArgs(["--probe"]).probe).toBe(true);
   });
 
   it("refuses unknown arguments and a --config without a file, naming them", () => {

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { relayBuildOptions } from "../scripts/build-options.mjs";
+import { EXIT } from "../src/cliArgs";
 import { tempDir } from "./support/wait";
 
 /**
@@ -109,11 +110,27 @@ describe("Linux install.sh / uninstall.sh", () => {
       `ExecStart=${process.execPath} /opt/quiesce-relay/quiesce-relay.js --config /etc/quiesce-relay/relay.json`,
     );
     expect(unit).toContain("Restart=always");
+    // Invalid settings fail the same way at every restart: the unit stops on the relay's code for
+    // them (read from the code), and keeps restarting on anything else (no start limit).
+    expect(unit.match(/^RestartPreventExitStatus=(.*)$/m)?.[1]).toBe(String(EXIT.config));
+    expect(unit).toMatch(/^StartLimitIntervalSec=0$/m);
     expect(readFileSync(join(work.path, "systemctl.log"), "utf8").trim().split("\n")).toEqual([
       "daemon-reload",
       "enable quiesce-relay.service",
       "restart quiesce-relay.service",
     ]);
+  });
+
+  // systemd-analyze, where installed (no systemd needs to run), knows every directive of the unit.
+  const analyze = spawnSync("systemd-analyze", ["--version"]).status === 0;
+  it.skipIf(!analyze)("installs a unit systemd-analyze verify finds nothing wrong with", () => {
+    expect(
+      sh("install.sh", "--from", from, "--settings-base64", b64(settings), "--no-start").status,
+    ).toBe(0);
+    const unit = join(root, "etc/systemd/system/quiesce-relay.service");
+    const r = spawnSync("systemd-analyze", ["verify", "--man=no", unit], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
   });
 
   it("refuses settings the relay would refuse, naming the setting, and installs no unit", () => {

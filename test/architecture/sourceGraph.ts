@@ -19,9 +19,14 @@ export function workspacePackages(): { folder: string; name: string; deps: strin
   return root.workspaces.map((folder) => {
     const pkg = JSON.parse(readFileSync(join(REPO, folder, "package.json"), "utf8")) as {
       name: string;
+      private?: boolean;
       dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
     };
-    return { folder, name: pkg.name, deps: Object.keys(pkg.dependencies ?? {}) };
+    // A published package (not private: the CLI) ships one bundle, so what its sources import
+    // is a devDependency: the bundler's input, never installed beside it.
+    const bundled = pkg.private ? [] : Object.keys(pkg.devDependencies ?? {});
+    return { folder, name: pkg.name, deps: [...Object.keys(pkg.dependencies ?? {}), ...bundled] };
   });
 }
 

@@ -77,15 +77,18 @@ if (-not (Test-Path $Config)) { throw "install.ps1: no settings: pass -ConfigFil
 & $program @programArgs --config $Config --check-config | Out-Null
 if ($LASTEXITCODE -ne 0) { throw "install.ps1: settings in $Config are invalid (see above)" }
 
-# The relay is not a native Windows service, so a start-up task runs it as SYSTEM; the wrapper
-# restarts it when it exits, and the task's own restart settings cover the wrapper.
+# A start-up task, not a service (New-Service): a Windows service must answer the Service Control
+# Manager, which Node.js (so the relay) does not, and a wrapper that does (NSSM, WinSW) would be one
+# more program to ship and patch. The task runs the wrapper as SYSTEM at boot; the wrapper restarts
+# the relay when it exits (but for invalid settings, exit code 2). The task's own restart settings
+# cover a failure to start the wrapper (Task Scheduler allows at most 255 restarts).
 $wrapper = Join-Path $InstallDir 'run-relay.ps1'
 $argLine = "-NoProfile -NonInteractive -ExecutionPolicy Bypass -File `"$wrapper`" -Program `"$program`" -Config `"$Config`""
 if ($programArgs.Count -gt 0) { $argLine += " -Bundle `"$($programArgs[0])`"" }
 $action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument $argLine
 $trigger = New-ScheduledTaskTrigger -AtStartup
 $settings = New-ScheduledTaskSettingsSet -AllowStartIfOnBatteries -DontStopIfGoingOnBatteries `
-  -ExecutionTimeLimit ([TimeSpan]::Zero) -RestartCount 999 -RestartInterval (New-TimeSpan -Minutes 1) `
+  -ExecutionTimeLimit ([TimeSpan]::Zero) -RestartCount 255 -RestartInterval (New-TimeSpan -Minutes 1) `
   -MultipleInstances IgnoreNew -StartWhenAvailable
 $taskPrincipal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest
 Register-ScheduledTask -TaskName $TaskName -Action $action -Trigger $trigger -Settings $settings `

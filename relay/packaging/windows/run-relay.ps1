@@ -1,7 +1,8 @@
 <#
 .SYNOPSIS
-  Runs the Quiesce relay for the "Quiesce Relay" start-up task: restarts it whenever it exits and
-  appends its JSON log lines to a daily file in "$env:ProgramData\Quiesce\logs" (7 days kept).
+  Runs the Quiesce relay for the "Quiesce Relay" start-up task: restarts it whenever it exits
+  (but for invalid settings, exit code 2) and appends its JSON log lines to a daily file in
+  "$env:ProgramData\Quiesce\logs" (7 days kept). The relay writes them all on stdout on Windows.
 #>
 param(
   [Parameter(Mandatory)][string]$Program,
@@ -20,7 +21,15 @@ while ($true) {
   & $Program @relayArgs 2>&1 | ForEach-Object {
     Add-Content -Path (Join-Path $LogDir ("relay-{0:yyyyMMdd}.log" -f (Get-Date))) -Value $_ -Encoding UTF8
   }
-  $line = '{{"time":"{0:o}","level":"warn","msg":"relay exited; restarting in 5 s","exitCode":{1}}}' -f (Get-Date).ToUniversalTime(), $LASTEXITCODE
+  $code = $LASTEXITCODE
+  # Exit code 2 is invalid settings (relay/src/cliArgs.ts EXIT.config): a restart fails the same
+  # way, so stop here. Fix relay.json, then Start-ScheduledTask -TaskName 'Quiesce Relay'.
+  if ($code -eq 2) {
+    $line = '{{"time":"{0:o}","level":"error","msg":"relay refused its settings; not restarting","exitCode":{1}}}' -f (Get-Date).ToUniversalTime(), $code
+    Add-Content -Path (Join-Path $LogDir ("relay-{0:yyyyMMdd}.log" -f (Get-Date))) -Value $line -Encoding UTF8
+    exit $code
+  }
+  $line = '{{"time":"{0:o}","level":"warn","msg":"relay exited; restarting in 5 s","exitCode":{1}}}' -f (Get-Date).ToUniversalTime(), $code
   Add-Content -Path (Join-Path $LogDir ("relay-{0:yyyyMMdd}.log" -f (Get-Date))) -Value $line -Encoding UTF8
   Start-Sleep -Seconds 5
 }
