@@ -2,13 +2,7 @@
 // npm run bench: the relay's idle benchmark (its own process, 60 s), then every system figure
 // (bench/main.ts, bundled with esbuild: workspace packages from their sources, other packages
 // left to node_modules). Writes bench/results/latest.{json,md} and relay-idle.{json,md}.
-// Options: --skip-idle (keep the last relay-idle.json), --idle-seconds N, --skip-status (keep the
-// last status-scale.json), --status-only (only the status API at scale: bench/statusMain.ts).
-// --only convergence | events | throughput | cost | partitions | scale | control-plane | attestation |
-// agentless | cold-start | during-event | delivery (measure (e)(f), (a)(b), (c)(d), (g), (h), (i), (j),
-// (k), (m), (l), (d)'s heartbeats during events or (n) alone, merged into the last latest.json; with
-// --skip-idle --skip-status).
-// --spot-only: the Spot fast path on Kubernetes alone (bench/spotMain.ts, bench/results/spot-drain.{json,md}).
+// Options: USAGE below (--help prints it; an unknown option is refused with exit 2 before anything runs).
 // A figure that fails (a premise not met, or the system failing) does not end the run: the others
 // are measured and written, latest.md says which failed and why, and the exit code is then 1.
 import { spawnSync } from "node:child_process";
@@ -16,10 +10,84 @@ import { existsSync, mkdirSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { workspaceSources } from "../scripts/esbuild/workspace-sources.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The figures by their --only name (bench/main.ts figureList), with the letter of each. */
+const FIGURES = [
+  ["events", "(a)(b) drain end → StartRequests, first sight → Started"],
+  ["throughput", "(c)(d) reports per second, table operations per report"],
+  ["convergence", "(e)(f) budget hand-off, convergence after a restart"],
+  ["cost", "(g) cost per VM-month"],
+  ["partitions", "(h) table partition load at 10,000 VMs"],
+  ["scale", "(i) one cluster of 10,000 VMs"],
+  ["control-plane", "(j) control-plane approval"],
+  ["attestation", "(k) attestation"],
+  ["cold-start", "(l) cold start of the packaged Function app"],
+  ["agentless", "(m) agentless: Event Grid delivery → ARM approval"],
+  ["delivery", "(n) an Event Grid delivery against the events stored"],
+  ["during-event", "(d) heartbeats during events"],
+];
+const USAGE = `npm run bench [-- OPTIONS]
+
+Measures every figure on this machine (a full run takes about ten minutes) and writes
+bench/results/latest.{json,md}; exits 0 when every figure measured, 1 when some did not
+(latest.md says which and why), 2 on a bad option.
+
+Figures (--only NAME):
+${FIGURES.map(([id, title]) => `  ${id.padEnd(15)} ${title}`).join("\n")}
+  (e) the status API at scale runs before them (bench/statusMain.ts), the relay's idle cost first.
+
+Options:
+  --only NAME           measure this figure alone, merged into the last latest.json
+                        (add --skip-idle --skip-status to skip those two)
+  --skip-idle           keep the last relay-idle.json (no 60 s idle run)
+  --idle-seconds N      how long the relay's idle run lasts (default 60)
+  --skip-status         keep the last status-scale.json
+  --status-only         only the status API at scale (bench/results/status-scale.json)
+  --spot-only           only the Spot fast path on Kubernetes (bench/results/spot-drain.{json,md})
+  --telemetry-overhead  only figure (c), with metrics off and on (bench/results/telemetry-overhead.json)
+  -h, --help            this text`;
+{
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        only: { type: "string" },
+        "skip-idle": { type: "boolean" },
+        "idle-seconds": { type: "string" },
+        "skip-status": { type: "boolean" },
+        "status-only": { type: "boolean" },
+        "spot-only": { type: "boolean" },
+        "telemetry-overhead": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (e) {
+    console.error(`bench: ${e.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const refuse = (why) => {
+    console.error(`bench: ${why} (npm run bench -- --help)`);
+    process.exit(2);
+  };
+  if (values.only !== undefined && !FIGURES.some(([id]) => id === values.only))
+    refuse(`--only ${values.only}: one of ${FIGURES.map(([id]) => id).join(", ")}`);
+  const idleSeconds = values["idle-seconds"];
+  if (idleSeconds !== undefined && !(Number(idleSeconds) > 0))
+    refuse(`--idle-seconds needs a positive number, got "${idleSeconds}"`);
+}
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : fallback;
@@ -90,7 +158,7 @@ await build({
   bundle: true,
   platform: "node",
   format: "cjs",
-  target: "node20",
+  target: "node22",
   sourcemap: "inline",
   plugins: [workspaceSources({ externalPackages: true })],
   logLevel: "error",

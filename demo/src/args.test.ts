@@ -36,6 +36,8 @@ describe("demo arguments", () => {
     });
     expect(parseDemoArgs(["--stay", "--exit"], defaults)).toMatchObject({ stay: false });
     expect(parseDemoArgs(["-h"], defaults)).toBe(USAGE);
+    // Help first, whatever else is on the line: asking never starts the demo.
+    expect(parseDemoArgs(["--port", "x", "--help"], defaults)).toBe(USAGE);
   });
 
   it("refuses unknown arguments, missing values and numbers that are not", () => {
@@ -44,6 +46,9 @@ describe("demo arguments", () => {
     expect(() => parseDemoArgs(["--port"], defaults)).toThrow("--port needs a value");
     expect(() => parseDemoArgs(["--port", "-1"], defaults)).toThrow(
       '--port needs a non-negative number, got "-1"',
+    );
+    expect(() => parseDemoArgs(["--port", "70000"], defaults)).toThrow(
+      '--port needs a port number (0-65535), got "70000"',
     );
     expect(() => parseDemoArgs(["--time-scale", "fast"], defaults)).toThrow(/--time-scale/);
   });

@@ -9,7 +9,13 @@ export const USAGE = `npm start [-- --scenario NAME|FILE] [--time-scale N] [--po
   --time-scale N    simulated seconds per real second (overrides the scenario's)
   --port N          coordinator port (default 7071; 0 picks a free one)
   --exit            exit after the summary (default when stdin is not a terminal)
-  --stay            keep everything running after the summary until Ctrl-C`;
+  --stay            keep everything running after the summary until Ctrl-C
+  -h, --help        this text
+
+  QUIESCE_DEMO_RELAY_LOG=LEVEL  the relays' records in .quiesce/demo.log from LEVEL (default warn)
+
+Exits 0 when every story was told as written, 1 when one was not or the demo failed (a port in
+use, a part that did not start), 2 on a bad argument or scenario.`;
 
 export interface DemoArgs {
   scenario: string;
@@ -61,6 +67,9 @@ export function parseDemoArgs(
     (t) => t.kind === "option" && (t.name === "exit" || t.name === "stay"),
   );
   const timeScale = number("time-scale");
+  const port = number("port") ?? 7071;
+  if (!Number.isInteger(port) || port > 65_535)
+    throw new Error(`--port needs a port number (0-65535), got "${values.port}"`);
   return {
     scenario:
       typeof values.scenario !== "string"
@@ -69,7 +78,7 @@ export function parseDemoArgs(
           ? join(defaults.scenarios, `${values.scenario}.json`)
           : resolve(values.scenario),
     ...(timeScale !== undefined ? { timeScale } : {}),
-    port: number("port") ?? 7071,
+    port,
     stay: lastOfExitOrStay?.kind === "option" ? lastOfExitOrStay.name === "stay" : defaults.stay,
   };
 }

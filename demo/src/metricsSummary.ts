@@ -1,10 +1,23 @@
 import type { Point } from "@quiesce/functions";
 
+/** An event's notice saved on the simulator's clock, as the summary shows it (noticeSaved.ts). */
+export interface SimNoticeSaved {
+  eventType: string;
+  outcome: string;
+  share: number;
+}
+
 /**
  * The coordinator's metrics after a demo run, read from the in-process OTel SDK: the same
- * names Application Insights shows in Azure (docs/operations.md).
+ * names Application Insights shows in Azure (docs/operations.md). quiesce.event.notice_saved is
+ * shown as recorded and, beside it, the same computation on the simulator's clock (the summary's
+ * notice saved): under a compressed clock the recorded one mixes two clocks (noticeSaved.ts).
  */
-export function renderMetrics(points: readonly Point[]): string {
+export function renderMetrics(
+  points: readonly Point[],
+  simNoticeSaved: readonly SimNoticeSaved[] = [],
+  timeScale: number | null = null,
+): string {
   const lines: string[] = [];
   const sum = (name: string) => points.filter((p) => p.name === name);
   for (const p of sum("quiesce.events"))
@@ -20,7 +33,21 @@ export function renderMetrics(points: readonly Point[]): string {
   };
   mean("quiesce.event.drain_duration", " s", "eventType");
   mean("quiesce.event.approval_delay", " s", "eventType");
-  mean("quiesce.event.notice_saved", "", "eventType");
+  for (const p of sum("quiesce.event.notice_saved")) {
+    if (!(p.value > 0) || p.sum === undefined) continue;
+    const { eventType, outcome } = p.attributes;
+    const line = `  ${"quiesce.event.notice_saved".padEnd(30)} mean ${(p.sum / p.value).toFixed(2)} over ${p.value}  ${String(eventType)} ${String(outcome)}`;
+    const same = simNoticeSaved.filter((n) => n.eventType === eventType && n.outcome === outcome);
+    const onOneClock =
+      same.length === 0
+        ? "none the summary could place on one clock"
+        : `${(same.reduce((t, n) => t + n.share, 0) / same.length).toFixed(2)} over ${same.length}, the summary's notice saved`;
+    lines.push(
+      timeScale !== null && timeScale !== 1
+        ? `${line}  (the coordinator's clock against NotBefore on the simulator's ${timeScale}x clock; on one clock: ${onOneClock})`
+        : line,
+    );
+  }
   for (const p of sum("quiesce.hook.failures"))
     lines.push(
       `  quiesce.hook.failures          ${p.value}  ${p.attributes.hook} ${p.attributes.reason}`,

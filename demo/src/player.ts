@@ -3,8 +3,10 @@ import { eventLine } from "@quiesce/cli";
 import type { TimelineEntry } from "@quiesce/fabric-simulator";
 import { delay } from "@quiesce/protocol";
 import type { LocalCluster } from "./cluster";
+import type { DrainHolds } from "./drainHolds";
 import { type BackendRow, LoadBalancerWatch } from "./loadBalancerWatch";
 import { timelineLine } from "./narrate";
+import { simClockOf } from "./noticeSaved";
 import {
   type Detail,
   describeStep,
@@ -40,6 +42,7 @@ export async function play(
   cluster: LocalCluster,
   say: (line: string) => void,
   signal?: AbortSignal,
+  drainHolds?: DrainHolds,
 ): Promise<PlayResult> {
   const { fabric } = cluster;
   const realStart = Date.now();
@@ -78,11 +81,15 @@ export async function play(
   const play1 = async (step: ScenarioStep) => {
     // A step can lose a race with the fabric (an event already gone when a cancel comes): the
     // story is then not the one written; say so, go on.
-    await runStep(step, { cluster, ids, log }).catch((e: unknown) => {
+    const eventIdFor = (name: string) => drainHolds?.beforeSchedule(name);
+    await runStep(step, { cluster, ids, log, eventIdFor }).catch((e: unknown) => {
       const problem = `step ${describeStep(step)} failed: ${(e as Error).message}`;
       problems.push({ event: "name" in step ? step.name : null, problem });
       log(`scenario: ${problem}`);
     });
+    if (step.action === "schedule" && drainHolds?.holding().includes(step.name))
+      log(`scenario: the drains of ${step.name} end only once the operator's hold is in place`);
+    if (step.action === "hold" && step.whileDraining) drainHolds?.release(step.name);
   };
   try {
     for (;;) {
@@ -96,7 +103,7 @@ export async function play(
             log(`scenario: ${describeStep(step)} waits for: ${unmet.premise}`);
           waitingSince ??= Date.now();
           const waited = (Date.now() - waitingSince) / 1000;
-          if (waited < scenario.premiseTimeoutSeconds) break;
+          if (waited < scenario.premiseTimeoutSeconds && !unmet.final) break;
           const p = premiseNotMet(step, unmet, Math.round(waited));
           problems.push(p);
           log(`scenario: ${p.problem}`);
@@ -133,6 +140,7 @@ export async function play(
     }
   } finally {
     unsubscribe();
+    drainHolds?.releaseAll();
   }
   problems.push(
     ...expectationProblems(steps, (name) => {
@@ -140,11 +148,13 @@ export async function play(
       return (id && fabric.event(id)?.approvedBy) || null;
     }),
   );
+  const toSim = simClockOf(fabric.now());
   const summaries = [...ids].map(([name, id]) =>
     summarize(
       name,
       fabric.event(id),
       details.get(name) ?? null,
+      toSim,
       problems.filter((p) => p.event === name).map((p) => p.problem),
     ),
   );

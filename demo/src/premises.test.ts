@@ -39,6 +39,34 @@ describe("demo step premises", () => {
     expect(await unmetPremise(stop, async () => detail("succeeded"))).toBeNull();
   });
 
+  it("keeps relays away until the coordinator approved the event, and gives up at once when it went on without", async () => {
+    const back: ScenarioStep = {
+      at: 1350,
+      action: "startRelay",
+      vm: "db-0",
+      when: { approved: "relays lost" },
+    };
+    const at = (phase: string, approvedAt: string | null, waitingFor: string | null = null) =>
+      ({ phase, waitingFor, approval: { approvedAt } }) as unknown as EventDetail;
+    expect(await unmetPremise(back, async () => null)).toEqual({
+      premise: 'Quiesce approved "relays lost"',
+      seen: "Quiesce has not seen the event",
+    });
+    expect(
+      await unmetPremise(back, async () =>
+        at("Ready", null, "the control plane at the next sweep"),
+      ),
+    ).toEqual({
+      premise: 'Quiesce approved "relays lost"',
+      seen: "Ready, waiting for the control plane at the next sweep",
+    });
+    expect(await unmetPremise(back, async () => at("Started", "2026-01-01T00:00:00Z"))).toBeNull();
+    // Azure started it at NotBefore, unapproved: the premise can no longer come.
+    expect(await unmetPremise(back, async () => at("Started", null))).toMatchObject({
+      final: true,
+    });
+  });
+
   it("holds a step on an event until Quiesce has seen it", async () => {
     const release: ScenarioStep = { at: 700, action: "release", name: "relays lost" };
     expect(await unmetPremise(release, async () => null)).toEqual({
@@ -55,13 +83,13 @@ describe("demo step premises", () => {
       problem:
         "premise not met: every VM drained (after 30 s: db-1: running); stopRelay db-0 at 690 s played anyway",
     });
-    const row = summarize("relays lost", undefined, null, [p.problem]);
+    const row = summarize("relays lost", undefined, null, (t) => t, [p.problem]);
     expect(renderSummary([row]).split("\n")[1]).toContain("NOT AS TOLD");
     expect(renderProblems([row], [])).toEqual([
       "Not as told (1): the summary above does not show the story as written.",
       `  relays lost: ${p.problem}`,
     ]);
-    expect(renderProblems([summarize("fine", undefined, null)], [])).toEqual([]);
+    expect(renderProblems([summarize("fine", undefined, null, (t) => t)], [])).toEqual([]);
   });
 
   it("reports a story that did not come to what it expects", () => {

@@ -1,5 +1,5 @@
 import type { EventDetail } from "@quiesce/cli";
-import type { ScenarioStep } from "./scenario";
+import { premiseOn, type ScenarioStep } from "./scenario";
 
 /**
  * What a scenario step stands on, read from the coordinator's status API: a step that acts on an
@@ -19,15 +19,23 @@ export interface StoryProblem {
 /** The status API's view of an event, by scenario name; null when Quiesce has not seen it. */
 export type Detail = (name: string) => Promise<EventDetail | null>;
 
+/**
+ * What a step waits for and what is seen instead; `final` when it can no longer come (the event
+ * went on without it): no use waiting out the deadline.
+ */
+export interface UnmetPremise {
+  premise: string;
+  seen: string;
+  final?: boolean;
+}
+
 /** Null when the step's premises hold now; else what it waits for and what is seen instead. */
-export async function unmetPremise(
-  s: ScenarioStep,
-  detail: Detail,
-): Promise<{ premise: string; seen: string } | null> {
+export async function unmetPremise(s: ScenarioStep, detail: Detail): Promise<UnmetPremise | null> {
   if ("name" in s && s.action !== "schedule" && !(await detail(s.name)))
     return { premise: `Quiesce has seen "${s.name}"`, seen: "not reported by any relay yet" };
   const when = "when" in s ? s.when : undefined;
   if (!when) return null;
+  if ("approved" in when) return unapproved(when.approved, await detail(when.approved));
   const d = await detail(when.drained);
   const premise = `every VM "${when.drained}" names reported its drain`;
   if (!d) return { premise, seen: "Quiesce has not seen the event" };
@@ -39,13 +47,35 @@ export async function unmetPremise(
   return pending.length === 0 ? null : { premise, seen: pending.join(", ") };
 }
 
+/** Phases an event reaches without an approval, after which none can come. */
+const WITHOUT_APPROVAL = new Set([
+  "Started",
+  "Recovering",
+  "Completed",
+  "Cancelled",
+  "Unplanned",
+  "ExpiredAtNotBefore",
+]);
+
+function unapproved(name: string, d: EventDetail | null): UnmetPremise | null {
+  const premise = `Quiesce approved "${name}"`;
+  if (!d) return { premise, seen: "Quiesce has not seen the event" };
+  if (d.approval.approvedAt !== null) return null;
+  const final = WITHOUT_APPROVAL.has(d.phase);
+  return {
+    premise,
+    seen: `${d.phase}${d.waitingFor ? `, waiting for ${d.waitingFor}` : ""}`,
+    ...(final ? { final } : {}),
+  };
+}
+
 /** A premise not met by its deadline, as the summary lists it. */
 export function premiseNotMet(
   s: ScenarioStep,
-  unmet: { premise: string; seen: string },
+  unmet: UnmetPremise,
   waitedSeconds: number,
 ): StoryProblem {
-  const event = "name" in s ? s.name : "when" in s && s.when ? s.when.drained : null;
+  const event = "name" in s ? s.name : "when" in s && s.when ? premiseOn(s.when).name : null;
   return {
     event,
     problem: `premise not met: ${unmet.premise} (after ${waitedSeconds} s: ${unmet.seen}); ${describeStep(s)} played anyway`,

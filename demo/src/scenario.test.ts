@@ -108,6 +108,19 @@ describe("scenario files", () => {
     expect(() => parseScenario(ghost, "s.json")).toThrow(
       /step "stopRelay" at 5 s waits for "ghost" drained, not scheduled before it/,
     );
+    const back = { at: 9, action: "startRelay", vm: "db-0", when: { approved: "a" } };
+    const hold = { at: 0, action: "hold", name: "a", whileDraining: true };
+    const read = parseScenario({ name: "x", steps: [schedule, hold, back] }, "s.json");
+    expect(read.steps.slice(1)).toEqual([hold, back]);
+    expect(() =>
+      parseScenario({ name: "x", steps: [{ ...back, when: { approved: "ghost" } }] }, "s.json"),
+    ).toThrow(/step "startRelay" at 9 s waits for "ghost" approved, not scheduled before it/);
+    expect(() =>
+      parseScenario(
+        { name: "x", steps: [schedule, { ...back, when: { started: "a" } }] },
+        "s.json",
+      ),
+    ).toThrow(/s\.json: steps\.1/);
   });
 
   it("refuses a policy placeholder it cannot fill, naming where it is", () => {

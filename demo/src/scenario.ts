@@ -25,10 +25,15 @@ const at = z
 /**
  * What a step stands on, beyond its time (premises.ts): the step is played at `at` once this
  * holds, waited for up to the scenario's `premiseTimeoutSeconds`; when it does not hold by then
- * the step is played anyway and the summary says the story's premise was not met.
+ * (or can no longer: the event went on without it) the step is played anyway and the summary
+ * says the story's premise was not met.
  * `drained`: every VM the named event names has reported its drain finished.
+ * `approved`: the coordinator approved the named event (relays lost come back only after).
  */
-export const StepPremise = z.strictObject({ drained: StepName });
+export const StepPremise = z.union([
+  z.strictObject({ drained: StepName }),
+  z.strictObject({ approved: StepName }),
+]);
 export type StepPremise = z.infer<typeof StepPremise>;
 const when = StepPremise.optional();
 
@@ -57,12 +62,17 @@ export const ScenarioStep = z.discriminatedUnion("action", [
   z.strictObject({ at, action: z.literal("fault"), fault: InjectFault }),
   z.strictObject({ at, action: z.literal("stopRelay"), vm: z.string().min(1), when }),
   z.strictObject({ at, action: z.literal("startRelay"), vm: z.string().min(1), when }),
-  /** An operator's hold (no approval until released) and its release, through the status API. */
+  /**
+   * An operator's hold (no approval until released) and its release, through the status API.
+   * `whileDraining`: the story has the hold land while the event's VMs drain, so the demo hooks
+   * do not finish those drains until the hold is in place (drainHolds.ts).
+   */
   z.strictObject({
     at,
     action: z.literal("hold"),
     name: StepName,
     reason: z.string().min(1).max(200).optional(),
+    whileDraining: z.boolean().optional(),
   }),
   z.strictObject({ at, action: z.literal("release"), name: StepName, when }),
   /** What the fabric's health endpoint `endpoint` answers (an HTTP gate probes it). */
@@ -153,12 +163,20 @@ function checked(parsed: Result<Scenario>, source: string): Scenario {
         `${source}: step "${step.action}" at ${step.at} s names "${step.name}", not scheduled before it`,
       );
     }
-    if ("when" in step && step.when && !scheduled.has(step.when.drained))
+    const premise = "when" in step && step.when ? premiseOn(step.when) : null;
+    if (premise && !scheduled.has(premise.name))
       throw new ScenarioError(
-        `${source}: step "${step.action}" at ${step.at} s waits for "${step.when.drained}" drained, not scheduled before it`,
+        `${source}: step "${step.action}" at ${step.at} s waits for "${premise.name}" ${premise.kind}, not scheduled before it`,
       );
   }
   return s;
+}
+
+/** The event a premise is on, and what it waits for of it. */
+export function premiseOn(p: StepPremise): { name: string; kind: "drained" | "approved" } {
+  return "drained" in p
+    ? { name: p.drained, kind: "drained" }
+    : { name: p.approved, kind: "approved" };
 }
 
 export function loadScenario(file: string): Scenario {

@@ -13,6 +13,8 @@ export interface StepContext {
   /** Scenario event name → EventId, filled by `schedule` steps. */
   ids: Map<string, string>;
   log: (line: string) => void;
+  /** The EventId a `schedule` step must give its event (its drains held: drainHolds.ts). */
+  eventIdFor?: (name: string) => string | undefined;
 }
 
 const OPERATOR = "demo operator";
@@ -27,7 +29,8 @@ export async function runStep(s: ScenarioStep, x: StepContext): Promise<void> {
   };
   switch (s.action) {
     case "schedule": {
-      const ev = fabric.schedule(s.event);
+      const eventId = x.eventIdFor?.(s.name);
+      const ev = fabric.schedule(eventId === undefined ? s.event : { ...s.event, eventId });
       ids.set(s.name, ev.eventId);
       log(`scenario: ${s.name} (${ev.eventType} on ${ev.resources.join(", ")})`);
       break;
@@ -68,12 +71,18 @@ export async function runStep(s: ScenarioStep, x: StepContext): Promise<void> {
           : `scenario: ${OPERATOR} releases ${s.name}`,
       );
       if (s.action === "hold") {
-        // A hold that lands after the approval holds nothing: the story it begins is not told.
+        // A hold that lands after the approval, or after a relay was elected to approve, holds
+        // nothing: the story it begins is not told.
         const d = await cluster.status.event(idOf(s.name), cluster.cluster);
-        if (d.approval.approvedAt !== null)
-          throw new Error(
-            `premise not met: ${s.name} held before any approval (approved by ${d.approval.approvedBy} at ${d.approval.approvedAt})`,
-          );
+        const seen =
+          d.hold === null
+            ? "the status API shows no hold"
+            : d.approval.approvedAt !== null
+              ? `approved by ${d.approval.approvedBy} at ${d.approval.approvedAt}`
+              : d.approval.lease !== null
+                ? `${d.approval.lease.holder} already elected to approve`
+                : null;
+        if (seen) throw new Error(`premise not met: ${s.name} held before any approval (${seen})`);
       }
       break;
     }

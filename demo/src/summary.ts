@@ -1,6 +1,7 @@
 import type { EventDetail } from "@quiesce/cli";
 import type { SimEvent } from "@quiesce/fabric-simulator";
 import { type GateHold, gateHold } from "./gateHold";
+import { type NoticeSaved, noticeSaved, type ToSim } from "./noticeSaved";
 import { table } from "./table";
 
 /** The end-of-demo story of one event, from the simulator (Azure's side) and the coordinator. */
@@ -14,10 +15,8 @@ export interface EventSummary {
   /** Real seconds from the first relay report to the last affected VM's drain finishing. */
   drainedAfterSeconds: number | null;
   startCause: string | null;
-  /** Share of the notice window (Scheduled → NotBefore) saved by starting early; null when not applicable. */
-  noticeSaved: number | null;
-  /** Simulated seconds by which the event started before NotBefore. */
-  startedBeforeNotBeforeSeconds: number | null;
+  /** quiesce.event.notice_saved on the simulator's clock (noticeSaved.ts); null when it records none. */
+  noticeSaved: NoticeSaved | null;
   recovered: string;
   /** Which safety gates held its approval, and for how long (real seconds). */
   gatesHeld: GateHold | null;
@@ -40,6 +39,7 @@ export function summarize(
   name: string,
   sim: SimEvent | undefined,
   detail: EventDetail | null,
+  toSim: ToSim,
   problems: string[] = [],
 ): EventSummary {
   const affected = new Set((detail?.resources ?? sim?.resources ?? []).map((r) => r.toLowerCase()));
@@ -51,13 +51,6 @@ export function summarize(
   const firstSeen = detail?.firstSeenAt ? Date.parse(detail.firstSeenAt) : null;
   const drainedRows = readiness.filter((r) => r.drain);
   const recoveredRows = drainedRows.filter((r) => r.recover?.status === "succeeded");
-  let noticeSaved: number | null = null;
-  let before: number | null = null;
-  if (sim?.notBeforeMs && sim.startedAt) {
-    const window = sim.notBeforeMs - sim.scheduledAt.simMs;
-    before = seconds(sim.notBeforeMs - sim.startedAt.simMs);
-    if (window > 0) noticeSaved = Math.max(0, (sim.notBeforeMs - sim.startedAt.simMs) / window);
-  }
   return {
     name,
     eventType: sim?.eventType ?? detail?.eventType ?? "?",
@@ -70,8 +63,7 @@ export function summarize(
         ? seconds(drainedAt - firstSeen)
         : null,
     startCause: sim?.startCause ?? (sim?.removalCause === "cancelled" ? "cancelled" : null),
-    noticeSaved,
-    startedBeforeNotBeforeSeconds: before,
+    noticeSaved: noticeSaved(detail, toSim),
     recovered: drainedRows.length === 0 ? "-" : `${recoveredRows.length}/${drainedRows.length}`,
     gatesHeld: detail ? gateHold(detail.timeline) : null,
     problems,
@@ -104,7 +96,7 @@ export function renderSummary(rows: EventSummary[]): string {
     r.startCause ?? "-",
     r.noticeSaved === null
       ? "-"
-      : `${Math.round(r.noticeSaved * 100)}% (${r.startedBeforeNotBeforeSeconds} s early)`,
+      : `${Math.round(r.noticeSaved.share * 100)}% (${r.noticeSaved.secondsLeft} s left)`,
     r.recovered,
     r.gatesHeld ? `${r.gatesHeld.gates.join(",")} ${r.gatesHeld.seconds} s` : "-",
   ]);

@@ -21,6 +21,20 @@ export interface AttestationStandIn {
   document(vmName: string, nonce?: string): Promise<{ encoding: "pkcs7"; signature: string }>;
 }
 
+/**
+ * The clock attested documents are signed on. A certificate's validity and a document's
+ * createdOn/expiresOn are real-world times, which a verifier compares with its own clock: under a
+ * compressed clock (timeScale set) simulated time runs ahead of every other clock in the system,
+ * so a document stamped with it would be refused as from the future. A manual clock is a test's
+ * whole world (its coordinator's clock is set from it), so its time is the signing time.
+ */
+export function signingClock(clock: {
+  now(): number;
+  readonly timeScale: number | undefined;
+}): () => number {
+  return clock.timeScale === undefined ? () => clock.now() : Date.now;
+}
+
 /** IMDS's default nonce when none is given: the current UTC time, `YYYYMMDD-HHMMSS`. */
 const defaultNonce = (now: number) =>
   new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
@@ -31,6 +45,7 @@ export class AttestedDocuments {
   constructor(
     private readonly baseUrl: () => string,
     private readonly vm: (name: string) => VmRecord | undefined,
+    /** Real-world time (signingClock), not the fabric's simulated time. */
     private readonly now: () => number,
   ) {}
 

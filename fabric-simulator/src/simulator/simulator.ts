@@ -4,7 +4,7 @@ import { ArmEngine } from "../arm/engine";
 import { armHandler } from "../arm/http/server";
 import { TOKEN_PATH } from "../arm/http/tokenEndpoint";
 import { IdentityRegistry } from "../arm/identity";
-import { AttestedDocuments } from "../attested/service";
+import { AttestedDocuments, signingClock } from "../attested/service";
 import type { ControlTargets } from "../control/route";
 import { handleControl } from "../control/routes";
 import { ManualClock, ScaledClock } from "../engine/clock";
@@ -127,7 +127,7 @@ export async function startFabricSimulator(
   const attested = new AttestedDocuments(
     () => base,
     (name) => engine.state().vms[name],
-    () => engine.clockView().simMs,
+    signingClock(clock),
   );
   const main = await listen(
     route(targets, new ImdsHandler(engine, attested), health, attested),
