@@ -26,7 +26,7 @@ export function cliBuildOptions(outfile) {
     absWorkingDir: repoDir, // the metafile's input paths are relative to the repository
     bundle: true,
     platform: "node",
-    target: "node20",
+    target: "node22",
     format: "cjs",
     minify: true,
     keepNames: true,

@@ -35,7 +35,7 @@ function embedded(
           },
           bundle: true,
           platform: "node",
-          target: "node20",
+          target: "node22",
           format: "cjs",
           minify: true,
           keepNames: true,
@@ -94,7 +94,7 @@ export function relayBuildOptions(o) {
     outfile: o.outfile,
     bundle: true,
     platform: "node",
-    target: "node20",
+    target: "node22",
     format: "cjs",
     minify: o.minify ?? true,
     keepNames: true, // error names (SettingsError, HttpTimeoutError...) stay readable in logs

@@ -14,6 +14,10 @@ import { relayBuildOptions } from "../scripts/build-options.mjs";
 import { EXIT } from "../src/cliArgs";
 import { tempDir } from "./support/wait";
 
+/** The `node` install.sh finds (`command -v node`): the unit names it as found on PATH. */
+const nodeOnPath = () =>
+  spawnSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).stdout.trim();
+
 /**
  * The Linux install and uninstall scripts, run for real under DESTDIR with a systemctl stand-in
  * that records its calls (the test machine has no systemd, and must not be changed).
@@ -93,7 +97,7 @@ describe("Linux install.sh / uninstall.sh", () => {
     expect(unit()).toContain("ExecStart=/opt/quiesce-relay/quiesce-relay --config");
     expect(install("aarch64").status).toBe(0);
     expect(unit()).toContain(
-      `ExecStart=${process.execPath} /opt/quiesce-relay/quiesce-relay.js --config`,
+      `ExecStart=${nodeOnPath()} /opt/quiesce-relay/quiesce-relay.js --config`,
     );
   });
 
@@ -107,7 +111,7 @@ describe("Linux install.sh / uninstall.sh", () => {
     expect(statSync(conf).mode & 0o777).toBe(0o600);
     const unit = readFileSync(join(root, "etc/systemd/system/quiesce-relay.service"), "utf8");
     expect(unit).toContain(
-      `ExecStart=${process.execPath} /opt/quiesce-relay/quiesce-relay.js --config /etc/quiesce-relay/relay.json`,
+      `ExecStart=${nodeOnPath()} /opt/quiesce-relay/quiesce-relay.js --config /etc/quiesce-relay/relay.json`,
     );
     expect(unit).toContain("Restart=always");
     // Invalid settings fail the same way at every restart: the unit stops on the relay's code for

@@ -2,7 +2,7 @@
 // `npm run package`: builds what a deployment uploads, into artifacts/ (git-ignored):
 //   artifacts/functions/, artifacts/functions.zip   the Function app (functions.mjs)
 //   artifacts/relay/                                the relay for the VM extension (relay.mjs)
-// Options: --no-sea  skip the Linux single executable (Linux VMs then need Node >= 20).
+// Options: --no-sea  skip the Linux single executable (Linux VMs then need Node >= 22).
 //          --windows-exe PATH  a quiesce-relay.exe built on Windows, for the Windows archive
 //          --functions-only / --relay-only
 import { mkdirSync } from "node:fs";

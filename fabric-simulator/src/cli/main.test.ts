@@ -21,7 +21,7 @@ beforeAll(async () => {
     bundle: true,
     platform: "node",
     format: "cjs",
-    target: "node20",
+    target: "node22",
     outfile: cli,
     logLevel: "silent",
     plugins: [workspaceSources()],

@@ -6,7 +6,7 @@
 # Options: --from DIR (where the artifacts are; default: this script's folder), --no-start.
 # DESTDIR=/some/root installs under that root instead of / (packaging and tests; no root needed).
 # Artifacts used from DIR: quiesce-relay (single executable, preferred) or quiesce-relay.js
-# (single-file bundle, needs node >= 20 on PATH), and quiesce-relay.service.
+# (single-file bundle, needs node >= 22 on PATH), and quiesce-relay.service.
 set -eu
 
 D=${DESTDIR:-}
@@ -48,9 +48,9 @@ if [ -f "$FROM/quiesce-relay" ] && [ "$ARCH" = "x86_64" ]; then
   EXEC="$PREFIX/quiesce-relay"
   RUN="$D$PREFIX/quiesce-relay"
 elif [ -f "$FROM/quiesce-relay.js" ]; then
-  NODE=$(command -v node) || die "quiesce-relay.js needs node >= 20 on PATH (or ship the quiesce-relay executable)"
+  NODE=$(command -v node) || die "quiesce-relay.js needs node >= 22 on PATH (or ship the quiesce-relay executable)"
   MAJOR=$("$NODE" -p 'process.versions.node.split(".")[0]')
-  [ "$MAJOR" -ge 20 ] || die "node $MAJOR found; the relay needs node >= 20"
+  [ "$MAJOR" -ge 22 ] || die "node $MAJOR found; the relay needs node >= 22"
   install -m 644 "$FROM/quiesce-relay.js" "$D$PREFIX/quiesce-relay.js"
   EXEC="$NODE $PREFIX/quiesce-relay.js"
   RUN="$NODE $D$PREFIX/quiesce-relay.js"

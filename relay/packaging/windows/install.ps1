@@ -7,7 +7,7 @@
   and registers the scheduled task "Quiesce Relay" that runs at start-up as SYSTEM through
   run-relay.ps1 (which restarts the relay whenever it exits and writes its JSON logs to
   "$env:ProgramData\Quiesce\logs"). Uses quiesce-relay.exe (single executable) when present in
-  -From, else quiesce-relay.js with node.exe (>= 20) from PATH or -NodePath.
+  -From, else quiesce-relay.js with node.exe (>= 22) from PATH or -NodePath.
 .EXAMPLE
   .\install.ps1 -ConfigFile .\relay.json
 .EXAMPLE
@@ -53,9 +53,9 @@ if (Test-Path $exe) {
   $programArgs = @()
 } elseif (Test-Path $bundle) {
   if (-not $NodePath) { $NodePath = (Get-Command node.exe -ErrorAction SilentlyContinue).Source }
-  if (-not $NodePath) { throw 'install.ps1: quiesce-relay.js needs node.exe >= 20 (on PATH or -NodePath), or ship quiesce-relay.exe' }
+  if (-not $NodePath) { throw 'install.ps1: quiesce-relay.js needs node.exe >= 22 (on PATH or -NodePath), or ship quiesce-relay.exe' }
   $major = [int](& $NodePath -p 'process.versions.node.split(".")[0]')
-  if ($major -lt 20) { throw "install.ps1: node $major found; the relay needs node >= 20" }
+  if ($major -lt 22) { throw "install.ps1: node $major found; the relay needs node >= 22" }
   Copy-Item $bundle (Join-Path $InstallDir 'quiesce-relay.js') -Force
   $program = $NodePath
   $programArgs = @((Join-Path $InstallDir 'quiesce-relay.js'))

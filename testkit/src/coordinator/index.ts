@@ -34,7 +34,7 @@ export function coordinatorBundle(): Promise<string> {
       bundle: true,
       platform: "node",
       format: "cjs",
-      target: "node20",
+      target: "node22",
       sourcemap: "inline",
       logLevel: "error",
       plugins: [workspaceSources({ externalPackages: true })],
