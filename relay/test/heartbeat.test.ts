@@ -116,7 +116,12 @@ describe("probeHeartbeat and Heartbeat", () => {
       const f = join(d.path, "hb");
       const hb = new Heartbeat(f, (e) => errors.push(e), 60_000);
       hb.beat();
-      await waitFor("the first write", () => stat(f).catch(() => undefined));
+      // Written, not only created: writeFile creates the file before it writes, and a write
+      // landing after utimes below would set the time again.
+      await waitFor(
+        "the first write",
+        async () => ((await stat(f).catch(() => null))?.size ?? 0) > 0,
+      );
       await utimes(f, longAgoDate(), longAgoDate());
       hb.beat(); // within the interval: no write (stop() would wait for one under way)
       await hb.stop();
