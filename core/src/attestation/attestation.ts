@@ -1,4 +1,3 @@
-import type { AttestationMode } from "@quiesce/protocol/policy";
 import type { AttestationInput, ProofOutcome } from "./attestationInput";
 import { sameId, unboundWhy, withProblemOf, withUnbound } from "./attestationRecord";
 

@@ -8,9 +8,11 @@ import { loadCoordinatorSettings } from "../config";
 import { type Coordinator, createCoordinator } from "../coordinator";
 import { ROUTE_PREFIX, ROUTES, type Route } from "../routes";
 import type { RetryOptions } from "../store";
+import { readTimerSchedule, type TimerSchedule } from "../timerSchedule";
 import { type AzuriteHandle, startAzurite } from "./azurite";
 import { loadOrCreateLocalKeys } from "./keys";
 import { matchRoute } from "./router";
+import { type SweepTimer, startSweepTimer } from "./sweepTimer";
 
 /**
  * The embedded coordinator: the very handlers the Functions host runs, served by node:http on
@@ -31,7 +33,7 @@ export interface LocalCoordinatorOptions {
   /** Extra QUIESCE_* settings (e.g. QUIESCE_POLICY, QUIESCE_TABLE_PREFIX). */
   settings?: Record<string, string | undefined>;
   clock?: Clock;
-  /** How often to sweep; default from a "*\/N * * * * *" QUIESCE_SWEEP_SCHEDULE, else 10 s. 0 disables. */
+  /** Sweep every this many ms instead of at QUIESCE_SWEEP_SCHEDULE's occurrences; 0 disables. */
   sweepIntervalMs?: number;
   retry?: RetryOptions;
   /** Where metrics go (e.g. an OTel SDK MeterProvider's meter); the global meter by default. */
@@ -51,9 +53,11 @@ export interface LocalCoordinator {
   stop(): Promise<void>;
 }
 
-function sweepInterval(schedule: string): number {
-  const m = /^\*\/(\d+) \* \* \* \* \*$/.exec(schedule.trim());
-  return m ? Number(m[1]) * 1000 : 10_000;
+/** The schedule loadCoordinatorSettings has already found readable. */
+function configuredSchedule(text: string): TimerSchedule {
+  const read = readTimerSchedule(text);
+  if (!read.ok) throw new Error(`QUIESCE_SWEEP_SCHEDULE: ${read.problem}`);
+  return read.value;
 }
 
 function headersOf(req: IncomingMessage): Record<string, string> {
@@ -159,12 +163,10 @@ export async function startLocalCoordinator(
       };
 
   let server: Server | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<unknown> | undefined;
+  let timer: SweepTimer | undefined;
   let settle: (() => Promise<void>) | undefined;
   const cleanup = async () => {
-    if (timer) clearInterval(timer);
-    await sweeping;
+    await timer?.stop();
     await settle?.(); // hook runs and follow-ups the coordinator started (agentless)
     if (server) {
       const s = server;
@@ -256,19 +258,25 @@ export async function startLocalCoordinator(
     });
     const port = (s.address() as AddressInfo).port;
 
-    const interval = opts.sweepIntervalMs ?? sweepInterval(settings.QUIESCE_SWEEP_SCHEDULE);
-    if (interval > 0) {
-      timer = setInterval(() => {
-        if (sweeping) return; // a slow sweep is not stacked on itself
-        sweeping = coordinator.handlers
-          .sweep(context("sweep"))
-          .catch((e: unknown) => log("error", `sweep failed: ${(e as Error).message}`))
-          .finally(() => {
-            sweeping = undefined;
-          });
-      }, interval);
-      timer.unref();
-    }
+    const schedule: TimerSchedule | undefined =
+      opts.sweepIntervalMs === undefined
+        ? configuredSchedule(settings.QUIESCE_SWEEP_SCHEDULE)
+        : opts.sweepIntervalMs > 0
+          ? { kind: "timeSpan", intervalMs: opts.sweepIntervalMs }
+          : undefined;
+    if (schedule)
+      timer = startSweepTimer({
+        schedule,
+        sweep: () =>
+          coordinator.handlers
+            .sweep(context("sweep"))
+            .catch((e: unknown) => log("error", `sweep failed: ${(e as Error).message}`)),
+        never: () =>
+          log(
+            "warn",
+            `QUIESCE_SWEEP_SCHEDULE ${JSON.stringify(settings.QUIESCE_SWEEP_SCHEDULE)} never fires: no sweep will run`,
+          ),
+      });
     const host = opts.host ?? "127.0.0.1";
     return {
       url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
