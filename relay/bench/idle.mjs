@@ -38,6 +38,8 @@ const exe = arg("--exe", undefined);
 // --name NAME: write bench/results/NAME.json and .md (default relay-idle).
 const name = arg("--name", "relay-idle");
 const WARMUP_MS = 5_000;
+/** Exit status when the run measured but missed a target; 1 stays "could not measure". */
+const MISSED_TARGET = 3;
 
 const work = mkdtempSync(join(tmpdir(), "quiesce-bench-"));
 const bundle = join(work, "quiesce-relay.js");
@@ -227,4 +229,5 @@ IMDS stand-in answer 304s, \`--seconds N\`, \`--node-args "..."\`, \`--env K=V\`
 `,
 );
 console.log(JSON.stringify(result, null, 2));
-process.exit(result.pass ? 0 : 1);
+// 3, not 1: measured, and a target missed (npm run bench records the figure, not a failure).
+process.exit(result.pass ? 0 : MISSED_TARGET);
