@@ -1,4 +1,5 @@
 import type { EventDetail } from "@quiesce/cli";
+import { PHASES } from "@quiesce/protocol/status";
 import { premiseOn, type ScenarioStep } from "./scenario";
 
 /**
@@ -47,15 +48,11 @@ export async function unmetPremise(s: ScenarioStep, detail: Detail): Promise<Unm
   return pending.length === 0 ? null : { premise, seen: pending.join(", ") };
 }
 
-/** Phases an event reaches without an approval, after which none can come. */
-const WITHOUT_APPROVAL = new Set([
-  "Started",
-  "Recovering",
-  "Completed",
-  "Cancelled",
-  "Unplanned",
-  "ExpiredAtNotBefore",
-]);
+/**
+ * Phases an event reaches without an approval, after which none can come: Started and every
+ * phase after it in the state machine's order (PHASES lists Approving just before Started).
+ */
+const WITHOUT_APPROVAL: ReadonlySet<string> = new Set(PHASES.slice(PHASES.indexOf("Started")));
 
 function unapproved(name: string, d: EventDetail | null): UnmetPremise | null {
   const premise = `Quiesce approved "${name}"`;

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { EXIT } from "../src/cliArgs";
 import { buildBundle, FileOutputProcess, streamIdOf } from "./support/bundle";
 import { CoordinatorStandIn } from "./support/coordinatorStandIn";
-import { RELAY_KEY, scheduled } from "./support/harness";
+import { scheduled, standInSettings } from "./support/harness";
 import { ImdsStandIn } from "./support/imdsStandIn";
 import { tempDir, waitFor } from "./support/wait";
 
@@ -55,13 +55,11 @@ describe("relay log lines, by who reads them", () => {
     relay = new FileOutputProcess(
       [built.bundle],
       {
-        QUIESCE_COORDINATOR_URL: coordinator.url,
-        QUIESCE_CLUSTER: "test",
-        QUIESCE_AUTH_MODE: "sharedKey",
-        QUIESCE_RELAY_KEY: RELAY_KEY,
-        QUIESCE_IMDS_URL: imds.url,
-        QUIESCE_POLL_INTERVAL_MS: "200",
-        QUIESCE_STATE_FILE: join(dir.path, "state.json"),
+        ...standInSettings({
+          coordinatorUrl: coordinator.url,
+          imdsUrl: imds.url,
+          stateFile: join(dir.path, "state.json"),
+        }),
         QUIESCE_DRAIN_COMMAND: "exit 3",
         ...(stream === undefined ? {} : { JOURNAL_STREAM: stream }),
       },

@@ -8,7 +8,7 @@ import { EXIT, parseCliArgs } from "../src/cliArgs";
 import { heartbeatFileFor, heartbeatStaleAfterMs } from "../src/heartbeat";
 import { buildBundle, FileOutputProcess } from "./support/bundle";
 import { CoordinatorStandIn } from "./support/coordinatorStandIn";
-import { RELAY_KEY } from "./support/harness";
+import { standInSettings } from "./support/harness";
 import { ImdsStandIn } from "./support/imdsStandIn";
 import { tempDir, waitFor } from "./support/wait";
 
@@ -112,13 +112,7 @@ describe("the DaemonSet's liveness probe", () => {
       const relay = new FileOutputProcess(
         [built.bundle],
         {
-          QUIESCE_COORDINATOR_URL: coordinator.url,
-          QUIESCE_CLUSTER: "test",
-          QUIESCE_AUTH_MODE: "sharedKey",
-          QUIESCE_RELAY_KEY: RELAY_KEY,
-          QUIESCE_IMDS_URL: imds.url,
-          QUIESCE_POLL_INTERVAL_MS: "200",
-          QUIESCE_STATE_FILE: stateFile,
+          ...standInSettings({ coordinatorUrl: coordinator.url, imdsUrl: imds.url, stateFile }),
         },
         join(dir.path, "stdout"),
         join(dir.path, "stderr"),

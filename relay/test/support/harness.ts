@@ -10,6 +10,21 @@ import { tempDir, waitFor } from "./wait";
 
 export const RELAY_KEY = "test-relay-key-0123456789";
 
+/** The environment of a relay against the IMDS and coordinator stand-ins, polling every 200 ms. */
+export const standInSettings = (o: {
+  coordinatorUrl: string;
+  imdsUrl: string;
+  stateFile: string;
+}) => ({
+  QUIESCE_COORDINATOR_URL: o.coordinatorUrl,
+  QUIESCE_CLUSTER: "test",
+  QUIESCE_AUTH_MODE: "sharedKey",
+  QUIESCE_RELAY_KEY: RELAY_KEY,
+  QUIESCE_IMDS_URL: o.imdsUrl,
+  QUIESCE_POLL_INTERVAL_MS: "200",
+  QUIESCE_STATE_FILE: o.stateFile,
+});
+
 /** Hook commands append "<hook> <EventId> <attempt>" to hooks.log in the test's temp dir. */
 export const logHook = (dir: string) =>
   `echo "$QUIESCE_HOOK $QUIESCE_EVENT_ID $QUIESCE_HOOK_ATTEMPT" >> ${dir}/hooks.log`;
@@ -66,13 +81,11 @@ export class Harness {
     opts: RelayOptions = {},
   ): Promise<RelayHandle> {
     const s = parseRelaySettings({
-      QUIESCE_COORDINATOR_URL: this.coordinator.url,
-      QUIESCE_CLUSTER: "test",
-      QUIESCE_AUTH_MODE: "sharedKey",
-      QUIESCE_RELAY_KEY: RELAY_KEY,
-      QUIESCE_IMDS_URL: this.imds.url,
-      QUIESCE_POLL_INTERVAL_MS: 200,
-      QUIESCE_STATE_FILE: this.stateFile,
+      ...standInSettings({
+        coordinatorUrl: this.coordinator.url,
+        imdsUrl: this.imds.url,
+        stateFile: this.stateFile,
+      }),
       QUIESCE_DRAIN_COMMAND: logHook(this.dir),
       QUIESCE_RECOVER_COMMAND: logHook(this.dir),
       ...settings,
