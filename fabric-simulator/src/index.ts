@@ -55,6 +55,7 @@ export type { KubernetesStandIn } from "./kubernetes/api";
 export type { AddPodsInput, IssueTokenInput, PdbInput, PodInput } from "./kubernetes/commands";
 export type { KubeRequest, NodeView, PdbView, PodView } from "./kubernetes/engine";
 export { type PolicyRule, parseRbacText, RELAY_RULES } from "./kubernetes/rbac";
+export type { KubeNodeCondition } from "./kubernetes/types";
 export {
   AddGroups,
   ChangeResources,

@@ -111,15 +111,13 @@ export async function startRelay(
   );
   const base = opts.hooks ?? hookRunner(config.hooks);
   // Imported only when on: a relay that does not drain Kubernetes never even builds its schemas.
-  const hooks = new HookSupervisor(
-    ctx,
-    config.kubernetes.enabled
-      ? (await import("./kubernetes/hook.js")).kubernetesHooks(config.kubernetes, base, {
-          log,
-          clock,
-        })
-      : base,
-  );
+  const k8s = config.kubernetes.enabled
+    ? (await import("./kubernetes/hook.js")).kubernetesHooks(config.kubernetes, base, {
+        log,
+        clock,
+      })
+    : undefined;
+  const hooks = new HookSupervisor(ctx, k8s ?? base, k8s?.observe);
   const watcher = new ImdsWatcher(ctx, imds, hooks);
   const reporter = new Reporter(
     ctx,

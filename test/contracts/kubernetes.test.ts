@@ -202,6 +202,17 @@ describe("the relay's Kubernetes client reads the published objects and answers"
     unschedulable: true,
     labels: { labelsKey: "labelsValue" },
     annotations: { annotationsKey: "annotationsValue" },
+    // status.conditions, times as the API writes them (the lifecycle conditions are decided on it).
+    conditions: [
+      {
+        type: "typeValue",
+        status: "statusValue",
+        reason: "reasonValue",
+        message: "messageValue",
+        lastHeartbeatTime: "2003-01-01T01:01:01Z",
+        lastTransitionTime: "2004-01-01T01:01:01Z",
+      },
+    ],
   };
 
   it("serves only bodies the contract allows", async () => {
@@ -214,7 +225,7 @@ describe("the relay's Kubernetes client reads the published objects and answers"
     expect([conflict.code, tooMany.code]).toEqual([reasonCodes.get("Conflict"), 429]);
   });
 
-  it("reads kubernetes' Node test object: name, providerID, cordon, labels, annotations, version", async () => {
+  it("reads kubernetes' Node test object: name, providerID, cordon, labels, annotations, version, conditions", async () => {
     const k = await client();
     expect(await k.listNodes()).toEqual([expected]);
     expect(await k.readNode("nameValue")).toEqual(expected);

@@ -104,3 +104,28 @@ export const composed = {
     code: 429,
   },
 };
+
+/** KEP-5683 (fixtures/kubernetes/SOURCES.md): the lifecycle conditions as the KEP words them. */
+export const kep5683 = text("enhancements.kep-5683-lifecycle-conditions.excerpt.md");
+/** The condition types its Go block adds (`DrainInProgress NodeConditionType = "DrainInProgress"`). */
+export const kepConditionTypes = [
+  ...kep5683.matchAll(/^\s+\w+ NodeConditionType = "(\w+)"$/gm),
+].map((m) => m[1] as string);
+/** Its example reasons (`- \`DrainCompleted\`: the actor managing drain ...`). */
+export const kepExampleReasons = [...kep5683.matchAll(/^- `([A-Z]\w+)`: /gm)].map(
+  (m) => m[1] as string,
+);
+/** What the KEP says a disabled gate changes. */
+export const kepGateDisabled = /When the feature gate is disabled:\n\n- (.+)\n/.exec(kep5683)?.[1];
+
+/** core/v1 types.go: NodeStatus.conditions' strategic-merge key, and NodeCondition's JSON fields. */
+export const typesGo = text("kubernetes.core-v1-types.node-conditions.excerpt.go.txt");
+export const conditionsMergeKey =
+  /Conditions \[\]NodeCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"(\w+)"/.exec(
+    typesGo,
+  )?.[1];
+export const nodeConditionFields = [
+  ...(/type NodeCondition struct \{([\s\S]*?)\n\}/.exec(typesGo)?.[1] ?? "").matchAll(
+    /`json:"(\w+)/g,
+  ),
+].map((m) => m[1] as string);

@@ -65,7 +65,7 @@ describe.each(OVERLAYS)("overlays/%s", (overlay) => {
     expect(daemonSetProblems(objects)).toEqual([]);
   });
 
-  it("grants exactly nodes get/list/patch, pods get/list, pods/eviction create", () => {
+  it("grants exactly nodes get/list/patch, nodes/status patch, pods list, pods/eviction create", () => {
     expect(rbacProblems(objects)).toEqual([]);
   });
 

@@ -28,12 +28,14 @@ export const SERVED_APIS = new Set([
 
 /**
  * Everything the relay may do, as `group/resource verb` (deploy/kubernetes/base/rbac.yaml):
- * find and cordon its node, list its node's pods, evict them through the Eviction API.
+ * find and cordon its node, write its lifecycle conditions, list its node's pods, evict them
+ * through the Eviction API.
  */
 export const ALLOWED_RBAC = [
   "/nodes get",
   "/nodes list",
   "/nodes patch",
+  "/nodes/status patch",
   "/pods list",
   "/pods/eviction create",
 ];

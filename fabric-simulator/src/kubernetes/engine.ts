@@ -7,7 +7,8 @@ import { type BudgetView, budget } from "./disruption";
 import { findNodeOfVm, syncNodes } from "./nodes";
 import { advancePods, isAlive, MIRROR_ANNOTATION } from "./pods";
 import { CLUSTER_ADMIN_RULES, type PolicyRule, RELAY_RULES } from "./rbac";
-import type { KubePdb, KubePod, KubeWorld } from "./types";
+import { nodeConditions } from "./render";
+import type { KubeNodeCondition, KubePdb, KubePod, KubeWorld } from "./types";
 
 /** The request log keeps the newest this many requests. */
 const MAX_LOGGED = 10_000;
@@ -43,6 +44,8 @@ export interface NodeView {
   readonly unschedulable: boolean;
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
+  /** `status.conditions`: the kubelet's Ready, then what was written through nodes/status. */
+  readonly conditions: readonly KubeNodeCondition[];
   /** Pods bound to it and not yet gone (terminating ones included). */
   readonly pods: number;
 }
@@ -219,6 +222,7 @@ export class KubernetesEngine {
         unschedulable: n.unschedulable,
         labels: n.labels,
         annotations: n.annotations,
+        conditions: nodeConditions(n),
         pods: w.pods.filter((p) => p.nodeName === n.name && isAlive(p, now)).length,
       }));
   }

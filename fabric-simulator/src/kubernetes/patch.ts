@@ -3,9 +3,10 @@ import { z } from "zod";
 
 /**
  * PATCH bodies by Content-Type, as the API server takes them: JSON merge patch (RFC 7386),
- * strategic merge patch (the same as a merge patch for the maps and scalars the stand-in
- * models; it differs only for lists with merge keys, which it does not serve) and JSON patch
- * (RFC 6902: add, remove, replace, test). Server-side apply is not served.
+ * strategic merge patch (a merge patch for maps and scalars; a list with a patchMergeKey, such as
+ * NodeStatus.conditions by `type`, has its entries merged by that key, `$patch: delete` removing
+ * one, and entries the patch does not name kept) and JSON patch (RFC 6902: add, remove, replace,
+ * test). Server-side apply is not served.
  */
 
 export const MERGE_PATCH = "application/merge-patch+json";
@@ -24,6 +25,54 @@ export function mergePatch(target: Json, patch: Json): Json {
     else out[k] = mergePatch(out[k] ?? null, v);
   }
   return out;
+}
+
+/** The lists served with a patchMergeKey, by path (`status.conditions` → `type`). */
+export type MergeKeys = Readonly<Record<string, string>>;
+
+export function strategicMergePatch(
+  target: Json,
+  patch: Json,
+  keys: MergeKeys,
+  path = "",
+): Result<Json> {
+  if (!isObject(patch)) return { ok: true, value: patch };
+  const out: Record<string, Json> = isObject(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    // An order directive (client-go sends one with a list): the stand-in keeps its own order.
+    if (k.startsWith("$setElementOrder/")) continue;
+    const at = path ? `${path}.${k}` : k;
+    const key = keys[at];
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
+    const r =
+      key && Array.isArray(v)
+        ? mergeByKey(out[k] ?? null, v, key, at)
+        : strategicMergePatch(out[k] ?? null, v, keys, at);
+    if (!r.ok) return r;
+    out[k] = r.value;
+  }
+  return { ok: true, value: out };
+}
+
+function mergeByKey(target: Json, patch: Json[], key: string, path: string): Result<Json> {
+  const list = Array.isArray(target) ? [...target] : [];
+  for (const item of patch) {
+    const id = isObject(item) ? item[key] : undefined;
+    if (!isObject(item) || id === undefined)
+      return { ok: false, error: `${path}: an entry does not contain the merge key ${key}` };
+    const at = list.findIndex((e) => isObject(e) && e[key] === id);
+    const { $patch: directive, ...fields } = item;
+    if (directive === "delete") {
+      if (at >= 0) list.splice(at, 1);
+    } else if (directive !== undefined) {
+      return { ok: false, error: `${path}: unsupported $patch ${JSON.stringify(directive)}` };
+    } else if (at >= 0) list[at] = mergePatch(list[at] ?? null, fields);
+    else list.push(mergePatch(null, fields));
+  }
+  return { ok: true, value: list };
 }
 
 const pointerToken = (t: string) => t.replaceAll("~1", "/").replaceAll("~0", "~");
@@ -93,6 +142,7 @@ export function applyPatch(
   doc: unknown,
   contentType: string,
   text: string,
+  mergeKeys: MergeKeys = {},
 ): Result<unknown, { unsupported: boolean; message: string }> {
   if (![MERGE_PATCH, STRATEGIC_MERGE_PATCH, JSON_PATCH].includes(contentType))
     return { ok: false, error: { unsupported: true, message: contentType } };
@@ -109,5 +159,7 @@ export function applyPatch(
       ok: false,
       error: { unsupported: false, message: "a merge patch must be a JSON object" },
     };
-  return { ok: true, value: mergePatch(doc as Json, body) };
+  if (contentType === MERGE_PATCH) return { ok: true, value: mergePatch(doc as Json, body) };
+  const r = strategicMergePatch(doc as Json, body, mergeKeys);
+  return r.ok ? r : { ok: false, error: { unsupported: false, message: r.error } };
 }

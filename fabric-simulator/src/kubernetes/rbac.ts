@@ -16,6 +16,8 @@ export interface PolicyRule {
 export const RELAY_RULES: readonly PolicyRule[] = [
   // Find its node by spec.providerID (list), read it again (get), cordon and uncordon (patch).
   { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "patch"] },
+  // Its node's KEP-5683 lifecycle conditions (MaintenancePlanned, DrainInProgress, …).
+  { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
   // The pods on its node: GET /api/v1/pods?fieldSelector=spec.nodeName=<node>, all namespaces.
   { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
   // The Eviction API, so PodDisruptionBudgets are respected.

@@ -1,4 +1,4 @@
-import type { KubeNode, KubePod, KubeWorld } from "./types";
+import type { KubeNode, KubeNodeCondition, KubePod, KubeWorld } from "./types";
 
 /**
  * The v1 objects as the API server serves them (JSON, RFC 3339 times in whole seconds), for the
@@ -6,6 +6,14 @@ import type { KubeNode, KubePod, KubeWorld } from "./types";
  */
 
 export const rfc3339 = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+
+/** The kubelet's condition, always there and not writable through the stand-in. */
+export const READY: KubeNodeCondition = { type: "Ready", status: "True", reason: "KubeletReady" };
+
+export const nodeConditions = (n: KubeNode): KubeNodeCondition[] => [
+  READY,
+  ...(n.conditions ?? []),
+];
 
 export function renderNode(n: KubeNode, withType = true): Record<string, unknown> {
   return {
@@ -20,7 +28,7 @@ export function renderNode(n: KubeNode, withType = true): Record<string, unknown
     },
     spec: { providerID: n.providerID, ...(n.unschedulable ? { unschedulable: true } : {}) },
     status: {
-      conditions: [{ type: "Ready", status: "True", reason: "KubeletReady" }],
+      conditions: nodeConditions(n).map((c) => ({ ...c })),
       // Every field NodeSystemInfo requires (test/contracts/kubernetes.test.ts holds it to the schema).
       nodeInfo: {
         machineID: n.uid.replaceAll("-", ""),

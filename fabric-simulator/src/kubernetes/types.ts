@@ -19,6 +19,21 @@ export interface KubeNode {
   readonly labels: Labels;
   readonly annotations: Labels;
   readonly resourceVersion: number;
+  /**
+   * `status.conditions` written through `nodes/{name}/status` (the KEP-5683 lifecycle
+   * conditions, or any other writer's), after the kubelet's Ready, which the stand-in keeps.
+   */
+  readonly conditions?: readonly KubeNodeCondition[];
+}
+
+/** core/v1 NodeCondition as written; times RFC 3339 strings, kept as sent. */
+export interface KubeNodeCondition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastHeartbeatTime?: string;
+  readonly lastTransitionTime?: string;
 }
 
 /** A pod's controller, as `metadata.ownerReferences[controller=true]` names it. */

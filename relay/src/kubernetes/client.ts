@@ -1,3 +1,4 @@
+import type { NodeStatusPatch } from "./conditions";
 import type { EvictionAnswer } from "./evictions";
 import type { NodePatch } from "./marks";
 import { type NodeInfo, nodeInfo, type PodInfo, podInfo, type Refusal, refusal } from "./objects";
@@ -22,6 +23,8 @@ export interface KubernetesApi {
   readNode(name: string): Promise<NodeInfo>;
   /** A JSON merge patch; throws KubeRefused (409 when its resourceVersion is stale). */
   patchNode(name: string, patch: NodePatch): Promise<NodeInfo>;
+  /** A strategic merge patch of the status subresource (the lifecycle conditions). */
+  patchNodeStatus(name: string, patch: NodeStatusPatch): Promise<NodeInfo>;
   /** The pods bound to the node, in every namespace. */
   podsOnNode(name: string): Promise<PodInfo[]>;
   evict(pod: PodInfo, graceSeconds: number): Promise<EvictionAnswer>;
@@ -99,6 +102,8 @@ export async function connectKubernetes(c: KubernetesConnection): Promise<Kubern
   });
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const mergePatch = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
+  // Strategic: NodeStatus.conditions merges by `type`, so one type is written, the rest kept.
+  const strategic = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch);
   return {
     async listNodes() {
       const out: NodeInfo[] = [];
@@ -115,6 +120,12 @@ export async function connectKubernetes(c: KubernetesConnection): Promise<Kubern
     readNode: async (name) => nodeInfo(await call("read node", () => core.readNode({ name }))),
     patchNode: async (name, patch) =>
       nodeInfo(await call("patch node", () => core.patchNode({ name, body: patch }, mergePatch))),
+    patchNodeStatus: async (name, patch) =>
+      nodeInfo(
+        await call("patch node status", () =>
+          core.patchNodeStatus({ name, body: patch }, strategic),
+        ),
+      ),
     async podsOnNode(name) {
       const out: PodInfo[] = [];
       let next: string | undefined;

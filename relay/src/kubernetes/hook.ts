@@ -1,10 +1,13 @@
 import type { Clock } from "@quiesce/protocol";
+import type { VmIdentity } from "@quiesce/protocol/imds";
 import { z } from "zod";
+import type { RelayState } from "../decisions/state";
 import type { HookOutcome } from "../hooks/outcome";
 import type { HookRunner } from "../hooks/runner";
 import type { Logger } from "../log";
 import { type KubernetesDrainOptions, settingName } from "../options";
 import { connectKubernetes, type KubernetesApi, type KubernetesConnection } from "./client";
+import { ConditionsWriter } from "./conditionsWriter";
 import { drainNode } from "./drain";
 import { NodeFinder } from "./node";
 import { recoverNode } from "./recover";
@@ -12,7 +15,8 @@ import { recoverNode } from "./recover";
 /**
  * QUIESCE_KUBERNETES_DRAIN: the built-in drain runs before the configured drain hook (command,
  * URL or none), which runs only if the node drained; the recover hook runs first and then the
- * node is uncordoned, the reverse order. Both share the hook's one deadline.
+ * node is uncordoned, the reverse order. Both share the hook's one deadline. Beside them, the
+ * node's KEP-5683 lifecycle conditions follow the relay's state (./conditionsWriter.ts).
  */
 
 /** How often the drain lists its node's pods: fast enough for a Preempt's 30 s. */
@@ -58,11 +62,18 @@ function combine(first: HookOutcome, second: HookOutcome): HookOutcome {
   };
 }
 
+/** The hook runner, and what the relay shows its state to after every change. */
+export interface KubernetesHooks extends HookRunner {
+  observe(state: RelayState, vm: VmIdentity, signal: AbortSignal): void;
+  /** Resolves once the conditions of every state shown so far are written (tests). */
+  conditionsSettled(): Promise<void>;
+}
+
 export function kubernetesHooks(
   options: KubernetesDrainOptions,
   base: HookRunner,
   o: KubernetesHookOptions,
-): HookRunner {
+): KubernetesHooks {
   let api: Promise<KubernetesApi> | undefined;
   const connect = () => {
     api ??= (o.connect ?? connectKubernetes)({
@@ -82,7 +93,8 @@ export function kubernetesHooks(
       error: e instanceof Error ? e.message : String(e),
     }),
   );
-  return async (payload, timeoutMs, signal) => {
+  const conditions = new ConditionsWriter(connect, o.log, o.clock);
+  const runner: HookRunner = async (payload, timeoutMs, signal) => {
     const deadlineMs = o.clock.now() + timeoutMs;
     let k8s: KubernetesApi;
     try {
@@ -117,4 +129,10 @@ export function kubernetesHooks(
     if (recovered.result === "interrupted") return recovered;
     return combine(recovered, await recoverNode(c));
   };
+
+  return Object.assign(runner, {
+    observe: (state: RelayState, vm: VmIdentity, signal: AbortSignal) =>
+      conditions.observe(state, vm, signal),
+    conditionsSettled: () => conditions.settled(),
+  });
 }

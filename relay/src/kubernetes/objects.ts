@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type NodeCondition, rfc3339 } from "./conditions";
 
 /**
  * The parts of Kubernetes objects the drain reads, parsed with zod from what the client hands
@@ -18,6 +19,22 @@ const Node = z.looseObject({
   spec: z
     .looseObject({ providerID: z.string().nullish(), unschedulable: z.boolean().nullish() })
     .nullish(),
+  status: z
+    .looseObject({
+      conditions: z
+        .array(
+          z.looseObject({
+            type: z.string(),
+            status: z.string(),
+            reason: z.string().nullish(),
+            message: z.string().nullish(),
+            lastHeartbeatTime: Time,
+            lastTransitionTime: Time,
+          }),
+        )
+        .nullish(),
+    })
+    .nullish(),
 });
 
 export interface NodeInfo {
@@ -27,7 +44,12 @@ export interface NodeInfo {
   readonly unschedulable: boolean;
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
+  /** `status.conditions`, when it has any (the lifecycle conditions are decided from them). */
+  readonly conditions?: readonly NodeCondition[];
 }
+
+/** A time as the API server writes it (client-node hands back a Date). */
+const apiTime = (t: Date | string) => (t instanceof Date ? rfc3339(t.getTime()) : t);
 
 export function nodeInfo(raw: unknown): NodeInfo {
   const n = Node.parse(raw);
@@ -38,6 +60,18 @@ export function nodeInfo(raw: unknown): NodeInfo {
     unschedulable: n.spec?.unschedulable ?? false,
     labels: n.metadata.labels ?? {},
     annotations: n.metadata.annotations ?? {},
+    ...(n.status?.conditions?.length
+      ? {
+          conditions: n.status.conditions.map((c) => ({
+            type: c.type,
+            status: c.status,
+            ...(c.reason ? { reason: c.reason } : {}),
+            ...(c.message ? { message: c.message } : {}),
+            ...(c.lastHeartbeatTime ? { lastHeartbeatTime: apiTime(c.lastHeartbeatTime) } : {}),
+            ...(c.lastTransitionTime ? { lastTransitionTime: apiTime(c.lastTransitionTime) } : {}),
+          })),
+        }
+      : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   hookStarted,
   prune,
 } from "../decisions/reconcile";
+import type { RelayState } from "../decisions/state";
 import { hookTimeoutMs } from "../decisions/timeouts";
 import type { HookOutcome } from "../hooks/outcome";
 import type { HookRunner } from "../hooks/runner";
@@ -21,12 +22,16 @@ export class HookSupervisor {
   constructor(
     private readonly ctx: RelayContext,
     private readonly runHook: HookRunner,
+    /** Shown the state after the hooks it called for started (the Kubernetes node conditions). */
+    private readonly observe?: (state: RelayState, vm: VmIdentity, signal: AbortSignal) => void,
   ) {}
 
+  /** Runs after every change of the document, and after every hook ended. */
   startDue(): void {
     const { ctx } = this;
     if (ctx.stopped || !ctx.vm) return;
     for (const action of dueHooks(ctx.state)) this.start(action, ctx.vm);
+    this.observe?.(ctx.state, ctx.vm, ctx.stopping.signal);
   }
 
   private start(action: HookAction, identity: VmIdentity): void {

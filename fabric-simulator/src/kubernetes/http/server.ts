@@ -11,6 +11,7 @@ import {
   listPods,
   patchNode,
 } from "../handlers";
+import { patchNodeStatus } from "../nodeStatus";
 import { mediaType } from "../patch";
 import { allows, forbiddenMessage } from "../rbac";
 import { badRequest, methodNotAllowed, pathNotFound, status, unauthorized } from "../status";
@@ -89,6 +90,14 @@ async function serve(
     return pathNotFound();
   if (info.verb === "watch")
     return status(405, "MethodNotAllowed", "the stand-in serves no watch: list again instead");
+  if (info.kind === "nodes" && info.subresource === "status") {
+    if (info.namespace !== undefined) return pathNotFound();
+    if (info.verb === "get") return getNode(world, info.name as string);
+    if (info.verb !== "patch") return methodNotAllowed(method);
+    const body = await readBody(req);
+    const type = mediaType(req.headers["content-type"]);
+    return write(patchNodeStatus(world, info.name as string, type, body));
+  }
   if (info.kind === "nodes") {
     if (info.namespace !== undefined || info.subresource !== undefined) return pathNotFound();
     if (info.verb === "list") return listNodes(world, listing(query));
