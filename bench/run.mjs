@@ -39,7 +39,8 @@ bench/results/latest.{json,md}; exits 0 when every figure measured, 1 when some 
 
 Figures (--only NAME):
 ${FIGURES.map(([id, title]) => `  ${id.padEnd(15)} ${title}`).join("\n")}
-  (e) the status API at scale runs before them (bench/statusMain.ts), the relay's idle cost first.
+  (e) the status API at scale runs before them (bench/statusMain.ts), the relay's idle cost first,
+  and in a full run the Spot fast path (Preempt with 30, 10 and 5 s notices) after (e).
 
 Options:
   --only NAME           measure this figure alone, merged into the last latest.json
@@ -48,6 +49,7 @@ Options:
   --idle-seconds N      how long the relay's idle run lasts (default 60)
   --skip-status         keep the last status-scale.json
   --status-only         only the status API at scale (bench/results/status-scale.json)
+  --skip-spot           keep the last spot-drain.json (a full run measures it, about 3 min)
   --spot-only           only the Spot fast path on Kubernetes (bench/results/spot-drain.{json,md})
   --telemetry-overhead  only figure (c), with metrics off and on (bench/results/telemetry-overhead.json)
   -h, --help            this text`;
@@ -63,6 +65,7 @@ Options:
         "skip-status": { type: "boolean" },
         "status-only": { type: "boolean" },
         "spot-only": { type: "boolean" },
+        "skip-spot": { type: "boolean" },
         "telemetry-overhead": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -191,6 +194,17 @@ if (!telemetryOnly && (statusOnly || !process.argv.includes("--skip-status"))) {
   );
   if (statusOnly) process.exit(s);
 }
+// The Spot fast path (a Preempt's 30, 10 and 5 s notices) in a full run, in its own process.
+if (!telemetryOnly && !process.argv.includes("--only") && !process.argv.includes("--skip-spot"))
+  timed(
+    "spot-drain",
+    "Spot fast path on Kubernetes (Preempt, 30/10/5 s notices)",
+    () =>
+      spawnSync(process.execPath, ["--enable-source-maps", join(outDir, "spotMain.cjs"), root], {
+        cwd: root,
+        stdio: "inherit",
+      }).status ?? 1,
+  );
 const passOn = telemetryOnly
   ? ["--telemetry-overhead"]
   : process.argv.includes("--only")

@@ -9,6 +9,21 @@ describe("hookTimeoutMs", () => {
       hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 00:05:00 GMT" }, NOW, 600_000, 10_000),
     ).toBe(290_000);
   });
+  it("keeps at most a fifth of a short notice for the margin, so a 10 s Preempt leaves the drain 8 s", () => {
+    expect(
+      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 00:00:10 GMT" }, NOW, 600_000, 10_000),
+    ).toBe(8_000);
+    expect(
+      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 00:00:30 GMT" }, NOW, 600_000, 10_000),
+    ).toBe(24_000);
+    // A 15-minute notice keeps the whole configured margin.
+    expect(
+      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 00:15:00 GMT" }, NOW, 600_000, 10_000),
+    ).toBe(600_000);
+    expect(
+      hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 00:01:00 GMT" }, NOW, 600_000, 10_000),
+    ).toBe(50_000);
+  });
   it("never exceeds the configured cap", () => {
     expect(
       hookTimeoutMs("drain", { NotBefore: "Thu, 01 Jan 2026 01:00:00 GMT" }, NOW, 600_000, 10_000),
