@@ -9,8 +9,38 @@ import { z } from "zod";
 
 export const SCHEDULED_EVENTS_API_VERSION = "2020-07-01";
 
-export const KNOWN_EVENT_TYPES = ["Freeze", "Reboot", "Redeploy", "Preempt", "Terminate"] as const;
+export const KNOWN_EVENT_TYPES = [
+  "Freeze",
+  "Reboot",
+  "Redeploy",
+  "Preempt",
+  "Terminate",
+  "SpotRebalanceRecommendation",
+] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
+
+/**
+ * Spot's rebalance recommendation (preview, "Spot Plus"): a raised eviction risk announced as a
+ * scheduled event of its own, served by IMDS only under a newer api-version
+ * (REBALANCE_API_VERSION) and copied off the VM through Event Grid. "Rebalance notifications are
+ * only advisory. Unlike preempt notifications, acknowledging them has no effect"
+ * (learn.microsoft.com/azure/virtual-machines/spot-eviction-risk-notifications): nothing ever
+ * approves one, and none waits for an approval.
+ */
+export const ADVISORY_EVENT_TYPES: ReadonlySet<string> = new Set(["SpotRebalanceRecommendation"]);
+
+/** Whether the event only advises (approving it does nothing): see ADVISORY_EVENT_TYPES. */
+export function isAdvisory(event: Pick<ScheduledEvent, "EventType">): boolean {
+  return ADVISORY_EVENT_TYPES.has(event.EventType);
+}
+
+/**
+ * The Scheduled Events api-version that carries rebalance recommendations. Microsoft's page says
+ * only "a different version"; 2024-07-09 is the one OpenShift's Azure Spot end-to-end mock
+ * requires for them (openshift/cluster-api-actuator-pkg, pkg/infra/mock/metadata_mock.go):
+ * verified against that code, not against Azure.
+ */
+export const REBALANCE_API_VERSION = "2024-07-09";
 
 /** The two statuses the docs define, matched exactly (case as Azure serves it). */
 export const EventStatus = z.enum(["Scheduled", "Started"]);

@@ -15,7 +15,7 @@ const rule = (extra: object) => ({ default: { autoApprove: [{ name: "r", ...extr
 describe("autoApprove rules", () => {
   it("refuse an event type Azure does not send, naming the ones it does", () => {
     expect(refusal(rule({ eventTypes: ["Reboot", "Freez"] }))).toBe(
-      'default.autoApprove[0].eventTypes[1]: "Freez" is not an event type: one of Freeze, Reboot, Redeploy, Preempt, Terminate (case as written)',
+      'default.autoApprove[0].eventTypes[1]: "Freez" is not an event type: one of Freeze, Reboot, Redeploy, Preempt, Terminate, SpotRebalanceRecommendation (case as written)',
     );
     // Matched exactly as Azure writes them: a rule for "freeze" would never fire.
     expect(refusal(rule({ eventTypes: ["freeze"] }))).toMatch(/"freeze" is not an event type/);
