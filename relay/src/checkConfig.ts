@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { posix, win32 } from "node:path";
-import type { HookTargets } from "./options";
+import { REBALANCE_API_VERSION } from "@quiesce/protocol/imds";
+import type { HookTargets, RelayConfig } from "./options";
 import { settingName } from "./options";
 
 /**
@@ -122,4 +123,24 @@ export function checkHookCommands(
     );
   }
   return out;
+}
+
+/**
+ * What the Scheduled Events api-version means for Spot rebalance recommendations, which IMDS
+ * serves only at REBALANCE_API_VERSION (an opt-in: the default api-version never shows them).
+ */
+export function rebalanceNotes(config: Pick<RelayConfig, "imds" | "rebalanceAction">): string[] {
+  const v = config.imds.apiVersion;
+  if (v < REBALANCE_API_VERSION) return [];
+  const carries =
+    v === REBALANCE_API_VERSION
+      ? "carries Spot rebalance recommendations (SpotRebalanceRecommendation)"
+      : `may carry Spot rebalance recommendations (only ${REBALANCE_API_VERSION} is known to)`;
+  const action =
+    config.rebalanceAction === "hooks"
+      ? "the drain hook runs for one, told it is advisory, and the recover hook when it leaves"
+      : "reported only, no hook runs";
+  return [
+    `${settingName("IMDS_API_VERSION")}=${v} ${carries}: advisory, never approved; ${settingName("REBALANCE_ACTION")}=${config.rebalanceAction}: ${action}`,
+  ];
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { redact } from "@quiesce/protocol";
-import { checkHookCommands } from "./checkConfig";
+import { checkHookCommands, rebalanceNotes } from "./checkConfig";
 import { type CliArgs, EXIT, parseCliArgs } from "./cliArgs";
 import {
   mergeSettingSources,
@@ -75,12 +75,14 @@ export function checkConfig(
   env: Record<string, string | undefined>,
   write: { out: (text: string) => void; err: (text: string) => void },
 ): number {
-  const checks = checkHookCommands(relayConfigFrom(settings).hooks.commands, {
+  const config = relayConfigFrom(settings);
+  const checks = checkHookCommands(config.hooks.commands, {
     platform: process.platform,
     path: env.PATH ?? env.Path ?? "",
     cwd: process.cwd(),
   });
-  for (const note of checks.unchecked) write.err(redact(`quiesce-relay: note: ${note}\n`));
+  for (const note of [...checks.unchecked, ...rebalanceNotes(config)])
+    write.err(redact(`quiesce-relay: note: ${note}\n`));
   if (checks.missing.length > 0) {
     write.err(redact(`quiesce-relay: ${checks.missing.join("; ")}\n`));
     return EXIT.config;

@@ -50,11 +50,20 @@ const common = {
   QUIESCE_HOOK_SAFETY_MARGIN_SECONDS: int(0, 3600).default(10),
   /** IMDS base URL; tests and the fabric simulator stand in for 169.254.169.254. */
   QUIESCE_IMDS_URL: HttpUrl.default("http://169.254.169.254"),
-  /** api-version of /metadata/scheduledevents. */
+  /**
+   * api-version of /metadata/scheduledevents. 2024-07-09 opts in to Spot rebalance
+   * recommendations (SpotRebalanceRecommendation, advisory), which IMDS serves only there.
+   */
   QUIESCE_IMDS_API_VERSION: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, "must look like 2020-07-01")
     .default("2020-07-01"),
+  /**
+   * What a rebalance recommendation (advisory: never approved) does on its VM: `hooks` runs the
+   * drain hook (QUIESCE_EVENT_ADVISORY=true; with the Kubernetes drain, a gentle one) and the
+   * recover hook when it leaves; `none` only reports it.
+   */
+  QUIESCE_REBALANCE_ACTION: z.enum(["hooks", "none"]).default("hooks"),
   /** Scheduled Events poll interval; Azure advises once a second (IMDS allows 5 requests/s). */
   QUIESCE_POLL_INTERVAL_MS: int(200, 60_000).default(1000),
   /** Durable hook state (written atomically). */

@@ -43,6 +43,9 @@ export interface KubernetesDrainOptions {
   excludeFromLoadBalancers: boolean;
 }
 
+/** What an advisory event (a Spot rebalance recommendation) does: run the hooks, or nothing. */
+export type RebalanceAction = "hooks" | "none";
+
 export interface RelayConfig {
   coordinatorUrl: string;
   cluster: string;
@@ -53,6 +56,8 @@ export interface RelayConfig {
   /** A drain must end this long before NotBefore. */
   hookSafetyMarginMs: number;
   imds: { url: string; apiVersion: string };
+  /** Advisory events (rebalance recommendations): hooks (gentle, never approved) or none. */
+  rebalanceAction: RebalanceAction;
   /** Scheduled Events poll interval. */
   pollIntervalMs: number;
   stateFile: string;
@@ -91,6 +96,7 @@ export function relayConfigFrom(s: RelaySettings): RelayConfig {
     hookTimeoutMs: s.QUIESCE_HOOK_TIMEOUT_SECONDS * 1000,
     hookSafetyMarginMs: s.QUIESCE_HOOK_SAFETY_MARGIN_SECONDS * 1000,
     imds: { url: s.QUIESCE_IMDS_URL, apiVersion: s.QUIESCE_IMDS_API_VERSION },
+    rebalanceAction: s.QUIESCE_REBALANCE_ACTION,
     pollIntervalMs: s.QUIESCE_POLL_INTERVAL_MS,
     stateFile: s.QUIESCE_STATE_FILE,
     dryRun: s.QUIESCE_DRY_RUN,

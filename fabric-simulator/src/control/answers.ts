@@ -53,7 +53,7 @@ export const FaultAnswer: z.ZodType<Fault> = z.object({
 const Outcomes = z.array(
   z.object({
     eventId: z.string(),
-    outcome: z.enum(["approved", "waitingForOthers", "alreadyStarted", "unknown"]),
+    outcome: z.enum(["approved", "waitingForOthers", "alreadyStarted", "advisory", "unknown"]),
   }),
 );
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import type { FabricEngine } from "../engine/engine";
 import { type ControlResult, parseCommand, refused, unwrap } from "../model/controlResult";
-import { renderDocument } from "../model/document";
+import { FABRIC_VIEW, renderDocument } from "../model/document";
 import type { TimelineEntry } from "../model/types";
 import { documentChanges, notificationOf, publishingGroup } from "./changes";
 import { CreateSubscription, type CreateSubscriptionInput } from "./commands";
@@ -80,7 +80,8 @@ export class EventGridService {
     this.generation = this.engine.generation;
     this.lastDocuments.clear();
     for (const g of Object.keys(state.groups)) {
-      if (publishingGroup(state, g)) this.lastDocuments.set(g, renderDocument(state, g));
+      if (publishingGroup(state, g))
+        this.lastDocuments.set(g, renderDocument(state, g, FABRIC_VIEW));
     }
     this.unsubscribe = this.engine.subscribe((entry) => this.hear(entry));
   }

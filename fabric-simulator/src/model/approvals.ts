@@ -1,4 +1,4 @@
-import { eventKey, type StartRequestsBody } from "@quiesce/protocol/imds";
+import { eventKey, isAdvisory, type StartRequestsBody } from "@quiesce/protocol/imds";
 import { append, fail, ok, publish, replaceActive, started } from "./state";
 import {
   approvalsComplete,
@@ -51,6 +51,11 @@ function approveIds(
     }
     if (e.phase === "Started") {
       outcomes.push({ eventId, outcome: "alreadyStarted" });
+      continue;
+    }
+    // "acknowledging them has no effect": not even recorded as an approval.
+    if (isAdvisory({ EventType: e.eventType })) {
+      outcomes.push({ eventId, outcome: "advisory" });
       continue;
     }
     const first = e.approvals.length === 0;

@@ -7,7 +7,11 @@ import { GroupName, GroupSpec, SimVmName } from "../topology/topology";
 export const ScheduleEvent = z.strictObject({
   /** Generated (a UUID) when absent. Azure captures show both cases; ids are matched case-insensitively. */
   eventId: EventIdText.optional(),
-  /** Freeze, Reboot, Redeploy, Preempt, Terminate, or any other word to test unknown types. */
+  /**
+   * Freeze, Reboot, Redeploy, Preempt, Terminate, SpotRebalanceRecommendation (advisory: served
+   * only at api-version 2024-07-09, never Started; model/advisory.ts), or any other word to test
+   * unknown types.
+   */
   eventType: z.string().regex(/^[A-Za-z]{1,64}$/, "eventType must be a word such as Reboot"),
   /** The group whose VMs all see the event; inferred from `resources` when absent. */
   group: GroupName.optional(),
@@ -21,7 +25,10 @@ export const ScheduleEvent = z.strictObject({
     .min(0)
     .max(30 * 86_400)
     .optional(),
-  /** DurationInSeconds shown in the document: -1 unknown, 0 no impact, N seconds. */
+  /**
+   * DurationInSeconds shown in the document: -1 unknown, 0 no impact, N seconds. An advisory event
+   * leaves the document after N seconds (at its NotBefore when not positive).
+   */
   durationInSeconds: z.number().int().min(-1).max(86_400).optional(),
   /** How long (simulated) the event stays Started before removal; default max(duration, minStartedSeconds). */
   startedSeconds: z.number().min(0).max(86_400).optional(),

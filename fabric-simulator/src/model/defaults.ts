@@ -34,6 +34,9 @@ export function defaultDescription(eventType: string, eventSource: string): stri
       return "Virtual machine is being evicted.";
     case "Terminate":
       return "Virtual machine is being deleted.";
+    // No capture of one was found: the simulator's own words, not Azure's.
+    case "SpotRebalanceRecommendation":
+      return "Spot virtual machine is at an elevated risk of eviction.";
     default:
       return "Host server is undergoing maintenance.";
   }

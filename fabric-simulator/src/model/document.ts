@@ -1,4 +1,8 @@
-import type { ScheduledEvent, ScheduledEventsDocument } from "@quiesce/protocol/imds";
+import {
+  REBALANCE_API_VERSION,
+  type ScheduledEvent,
+  type ScheduledEventsDocument,
+} from "@quiesce/protocol/imds";
 import type { FabricState, SimEvent } from "./types";
 
 /** The api-versions of `/metadata/scheduledevents`, oldest first, and what each one added. */
@@ -10,8 +14,17 @@ export const SCHEDULED_EVENTS_API_VERSIONS = [
   "2019-04-01",
   "2019-08-01",
   "2020-07-01",
+  // Only for Spot rebalance recommendations (REBALANCE_API_VERSION): the shape is 2020-07-01's.
+  "2024-07-09",
 ] as const;
 export type ScheduledEventsApiVersion = (typeof SCHEDULED_EVENTS_API_VERSIONS)[number];
+
+/**
+ * The fabric's own view of a group's events: every type shown. The timeline's documents (and the
+ * Event Grid publisher that reads them) use it, so a rebalance recommendation, which only the
+ * newest api-version serves, is still published off the VM.
+ */
+export const FABRIC_VIEW: ScheduledEventsApiVersion = "2024-07-09";
 
 /** `Mon, 11 Apr 2022 22:26:58 GMT`, as Azure writes NotBefore since 2017-08-01. */
 export function rfc1123(ms: number): string {
@@ -27,6 +40,9 @@ function iso8601Seconds(ms: number): string {
 function visibleIn(eventType: string, v: ScheduledEventsApiVersion): boolean {
   if (eventType === "Preempt") return v >= "2017-11-01";
   if (eventType === "Terminate") return v >= "2019-01-01";
+  // Microsoft: the rebalance recommendation "uses the same endpoint ... but a different version";
+  // 2024-07-09 is the one OpenShift's Azure Spot mock requires (REBALANCE_API_VERSION).
+  if (eventType === "SpotRebalanceRecommendation") return v >= REBALANCE_API_VERSION;
   return true;
 }
 

@@ -1,5 +1,7 @@
+import { isAdvisory } from "@quiesce/protocol/imds";
 import { approvedAutomatically } from "../topology/scheduledEventsPolicy";
 import type { GroupRecord } from "../topology/topology";
+import { advisoryEndsAtMs, supersededByPreempt } from "./advisory";
 import type { ChangeResources, JumpIncarnation, ScheduleEvent } from "./commands";
 import { defaultDescription, defaultDurationInSeconds, defaultNoticeSeconds } from "./defaults";
 import {
@@ -39,6 +41,9 @@ export function scheduleEvent(
   if (!resolved.ok) return fail(400, resolved.error);
   if (resolved.value.length === 0) return fail(400, `group ${group.name} has no live VM left`);
   if (cmd.eventType === "Terminate" && resolved.value.length !== 1) return oneVmPerTerminate();
+  const advisory = isAdvisory({ EventType: cmd.eventType });
+  if (advisory && cmd.startImmediately)
+    return fail(400, `a ${cmd.eventType} is advisory: it is never Started`);
 
   // A user's Reboot / Redeploy under an auto-approving policy is created Started ("only events
   // with EventStatus:Started and EventStatus:Completed are created"), like a hardware failure.
@@ -47,11 +52,13 @@ export function scheduleEvent(
     cmd.eventType,
     cmd.eventSource,
   );
-  const immediate = cmd.startImmediately || autoApproved;
+  const immediate = !advisory && (cmd.startImmediately || autoApproved);
   const durationInSeconds = cmd.durationInSeconds ?? defaultDurationInSeconds(cmd.eventType);
   const startedForMs =
     (cmd.startedSeconds ?? Math.max(durationInSeconds, state.options.minStartedSeconds)) * 1000;
   const noticeMs = (cmd.noticeSeconds ?? defaultNoticeSeconds(cmd.eventType)) * 1000;
+  // NotBefore has whole-second precision on the wire; auto-start must match what VMs were shown.
+  const notBeforeMs = Math.ceil((at.simMs + noticeMs) / 1000) * 1000;
   const base: SimEvent = {
     eventId: cmd.eventId,
     group: group.name,
@@ -60,9 +67,10 @@ export function scheduleEvent(
     eventSource: cmd.eventSource,
     description: cmd.description ?? defaultDescription(cmd.eventType, cmd.eventSource),
     durationInSeconds,
-    // NotBefore has whole-second precision on the wire; auto-start must match what VMs were shown.
-    notBeforeMs: immediate ? null : Math.ceil((at.simMs + noticeMs) / 1000) * 1000,
+    notBeforeMs: immediate ? null : notBeforeMs,
     startedForMs,
+    // An advisory event never starts: it leaves the document at this instant instead (advisory.ts).
+    ...(advisory ? { endsAtMs: advisoryEndsAtMs(at.simMs, durationInSeconds, notBeforeMs) } : {}),
     requireAllApprovals: cmd.requireAllApprovals ?? state.options.requireAllApprovals,
     phase: "Scheduled",
     scheduledAt: at,
@@ -71,18 +79,23 @@ export function scheduleEvent(
   };
   const event = cmd.startImmediately
     ? started(base, at, "hardwareFailure")
-    : autoApproved
+    : immediate
       ? started(base, at, "autoApproved")
       : base;
-  let next: FabricState = { ...state, active: [...state.active, event] };
+  // A Preempt takes the rebalance recommendations of its VMs out of the same new document.
+  const preempting = supersededByPreempt(state, event, at);
+  let next: FabricState = { ...preempting.state, active: [...preempting.state.active, event] };
+  const superseded = preempting.superseded.length
+    ? `; ${preempting.superseded.join(",")} superseded by it`
+    : "";
   next = publish(
     next,
     group.name,
-    cmd.startImmediately
+    (event.startCause === "hardwareFailure"
       ? `hardware failure: ${event.eventId} ${event.eventType} Started without notice`
-      : autoApproved
+      : event.startCause === "autoApproved"
         ? `auto-approved: ${event.eventId} ${event.eventType} by ${event.eventSource} Started without Scheduled`
-        : `scheduled ${event.eventId} ${event.eventType}`,
+        : `scheduled ${event.eventId} ${event.eventType}`) + superseded,
     at,
   );
   const incarnation = next.groups[group.name]?.incarnation ?? 0;
@@ -114,6 +127,8 @@ export function startEventNow(state: FabricState, eventId: string, at: Instant):
   const e = findEvent(state, eventId);
   if (!e) return fail(404, `no event ${eventId}`);
   if (e.phase !== "Scheduled") return fail(409, `event ${e.eventId} is ${e.phase}, not Scheduled`);
+  if (isAdvisory({ EventType: e.eventType }))
+    return fail(409, `event ${e.eventId} is a ${e.eventType}: advisory, it is never Started`);
   const next = publishReleasing(
     replaceActive(state, started(e, at, "control")),
     e.group,

@@ -2,7 +2,7 @@ import type { Result } from "@quiesce/protocol";
 import { eventKey } from "@quiesce/protocol/imds";
 import type { GroupRecord, VmRecord } from "../topology/topology";
 import { evicts } from "./defaults";
-import { renderDocument } from "./document";
+import { FABRIC_VIEW, renderDocument } from "./document";
 import type { FabricState, Instant, Refusal, SimEvent, TimelineEntry } from "./types";
 
 /** The small steps every fabric transition is made of; each returns a new state. */
@@ -37,7 +37,7 @@ export function publish(
     ...state,
     groups: { ...state.groups, [group]: { ...g, incarnation: g.incarnation + 1 } },
   };
-  const document = renderDocument(bumped, group);
+  const document = renderDocument(bumped, group, FABRIC_VIEW);
   return append(bumped, {
     kind: "document",
     group,

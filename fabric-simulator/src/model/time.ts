@@ -1,3 +1,4 @@
+import { isAdvisory } from "@quiesce/protocol/imds";
 import { expireFaults } from "./faults";
 import { deleteEvicted, removeEvent, replaceActive, started } from "./state";
 import { publishReleasing } from "./terminate";
@@ -13,8 +14,13 @@ interface Due {
 function nextDue(state: FabricState, nowMs: number, preferGroup?: string): Due | undefined {
   let best: Due | undefined;
   for (const e of state.active) {
-    const due: Due | undefined =
-      e.phase === "Scheduled" && e.notBeforeMs !== null && e.notBeforeMs <= nowMs
+    // An advisory event (a Spot rebalance recommendation) never starts; it leaves at endsAtMs.
+    const advisory = e.phase === "Scheduled" && isAdvisory({ EventType: e.eventType });
+    const due: Due | undefined = advisory
+      ? e.endsAtMs !== undefined && e.endsAtMs <= nowMs
+        ? { atMs: e.endsAtMs, event: e, kind: "remove" }
+        : undefined
+      : e.phase === "Scheduled" && e.notBeforeMs !== null && e.notBeforeMs <= nowMs
         ? { atMs: e.notBeforeMs, event: e, kind: "start" }
         : e.phase === "Started" && e.endsAtMs !== undefined && e.endsAtMs <= nowMs
           ? { atMs: e.endsAtMs, event: e, kind: "remove" }

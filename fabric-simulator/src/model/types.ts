@@ -61,7 +61,7 @@ export interface SimEvent {
   readonly approvedBy?: string;
   readonly startedAt?: Instant;
   readonly startCause?: StartCause;
-  /** Simulated ms at which a Started event leaves the document. */
+  /** Simulated ms at which a Started (or an advisory, never Started) event leaves the document. */
   readonly endsAtMs?: number;
   readonly removedAt?: Instant;
   readonly removalCause?: RemovalCause;
@@ -88,6 +88,7 @@ export type StartRequestOutcome =
   | "approved" // this request started the event
   | "waitingForOthers" // recorded; requireAllApprovals still waits for other VMs in Resources
   | "alreadyStarted"
+  | "advisory" // a rebalance recommendation: accepted, and it changes nothing (model/advisory.ts)
   | "unknown"; // no such event in this VM's document: Azure still answers 200
 
 export type TimelineEntry =

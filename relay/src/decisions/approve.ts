@@ -1,4 +1,4 @@
-import { eventKey, type ScheduledEventsDocument } from "@quiesce/protocol/imds";
+import { eventKey, isAdvisory, type ScheduledEventsDocument } from "@quiesce/protocol/imds";
 import type { ApprovalResult } from "@quiesce/protocol/relay";
 
 export interface ApprovalPlan {
@@ -13,7 +13,9 @@ export const REPOST_AFTER_MS = 15_000;
 
 /**
  * An approve directive covers exactly the ids it names, and only those still Scheduled in the
- * latest document: approving lets the event proceed for every VM it names, so never guess.
+ * latest document: approving lets the event proceed for every VM it names, so never guess. An
+ * advisory event (a Spot rebalance recommendation) is never posted, whoever directs it: Azure
+ * says approving one has no effect, so a StartRequests for it could only mislead.
  */
 export function planApproval(
   doc: ScheduledEventsDocument | null,
@@ -33,6 +35,10 @@ export function planApproval(
     const skip = (detail: string) => skipped.push({ eventId: id, outcome: "skipped", at, detail });
     if (!event) {
       skip("not in the latest document");
+      continue;
+    }
+    if (isAdvisory(event)) {
+      skip(`advisory: approving a ${event.EventType} has no effect`);
       continue;
     }
     if (event.EventStatus !== "Scheduled") {

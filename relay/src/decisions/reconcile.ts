@@ -1,6 +1,12 @@
 import { dict, entryOf, withEntry } from "@quiesce/protocol";
-import { eventKey, namesVm, type ScheduledEventsDocument } from "@quiesce/protocol/imds";
+import {
+  eventKey,
+  isAdvisory,
+  namesVm,
+  type ScheduledEventsDocument,
+} from "@quiesce/protocol/imds";
 import type { ApprovalResult, EventHooks, HookRun } from "@quiesce/protocol/relay";
+import type { RebalanceAction } from "../options";
 import type { HookKind, RelayState, TrackedEvent } from "./state";
 
 /**
@@ -43,20 +49,36 @@ export function observeDocument(
 }
 
 const rerun = (run: HookRun | undefined) => run === undefined || run.status === "interrupted";
+const settled = (run: HookRun | undefined) =>
+  run?.status === "succeeded" || run?.status === "failed";
 
-/** Which hooks should start now. A hook already running is never started twice. */
-export function dueHooks(state: RelayState): HookAction[] {
+/**
+ * Which hooks should start now. A hook already running is never started twice. An advisory event
+ * (a Spot rebalance recommendation) drains like any other under `hooks` and not at all under
+ * `none`; its recover waits while another event of this VM still drains, so a node that event
+ * holds is never uncordoned in between (a Preempt that follows a recommendation replaces it in
+ * the same document).
+ */
+export function dueHooks(state: RelayState, rebalance: RebalanceAction = "hooks"): HookAction[] {
   const actions: HookAction[] = [];
-  for (const [key, rec] of Object.entries(state.events)) {
+  const records = Object.entries(state.events);
+  const othersDraining = records.some(
+    ([, r]) =>
+      !isAdvisory(r.event) && r.goneAt === undefined && !r.recoverRequested && !settled(r.drain),
+  );
+  for (const [key, rec] of records) {
     const inDocument = rec.goneAt === undefined;
-    if (inDocument && !rec.recoverRequested && rerun(rec.drain)) {
+    const advisory = isAdvisory(rec.event);
+    const drains = !advisory || rebalance === "hooks";
+    if (drains && inDocument && !rec.recoverRequested && rerun(rec.drain)) {
       actions.push({ kind: "drain", key });
       continue;
     }
     // Recover is owed once we drained (whatever the outcome) and the event ended or the
     // coordinator asked; it waits for a running drain so the two never overlap.
     const owed = (!inDocument || rec.recoverRequested) && rec.drain !== undefined;
-    if (owed && rec.drain?.status !== "running" && rerun(rec.recover)) {
+    const waits = rec.drain?.status === "running" || (advisory && othersDraining);
+    if (owed && !waits && rerun(rec.recover)) {
       actions.push({ kind: "recover", key });
     }
   }

@@ -1,4 +1,4 @@
-import { notBeforeMs, type ScheduledEvent } from "@quiesce/protocol/imds";
+import { isAdvisory, notBeforeMs, type ScheduledEvent } from "@quiesce/protocol/imds";
 import type { HookKind } from "./state";
 
 /** Even with NotBefore (nearly) passed a drain gets this long: Azure may still wait for others. */
@@ -14,16 +14,18 @@ export const MAX_MARGIN_SHARE = 0.2;
 /**
  * A drain must finish `margin` before NotBefore (so the event can still be approved early), or
  * a fifth of the time left when that is less, and never run longer than the configured cap. A
- * recover, or a Started event (no NotBefore), gets the cap.
+ * recover, a Started event (no NotBefore), or an advisory one (nothing happens at its NotBefore:
+ * no deadline to race) gets the cap.
  */
 export function hookTimeoutMs(
   kind: HookKind,
-  event: Pick<ScheduledEvent, "NotBefore">,
+  event: Pick<ScheduledEvent, "NotBefore"> & Partial<Pick<ScheduledEvent, "EventType">>,
   now: number,
   capMs: number,
   marginMs: number,
 ): number {
   if (kind === "recover") return capMs;
+  if (event.EventType !== undefined && isAdvisory({ EventType: event.EventType })) return capMs;
   const notBefore = notBeforeMs(event);
   if (notBefore === null) return capMs;
   const left = notBefore - now;

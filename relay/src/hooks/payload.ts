@@ -1,4 +1,4 @@
-import type { ScheduledEvent, VmIdentity } from "@quiesce/protocol/imds";
+import { isAdvisory, type ScheduledEvent, type VmIdentity } from "@quiesce/protocol/imds";
 import type { HookKind } from "../decisions/state";
 
 /**
@@ -12,6 +12,11 @@ export interface HookPayload {
   /** When the relay stops waiting and records the hook as failed (timeout). */
   deadline: string;
   dryRun: boolean;
+  /**
+   * The event only advises (a Spot rebalance recommendation): nothing will approve it and nothing
+   * happens at its NotBefore, so a drain may take its time. From the event's type when absent.
+   */
+  advisory?: boolean;
   vm: VmIdentity;
   event: ScheduledEvent;
 }
@@ -37,6 +42,7 @@ function rawEnvironment(p: HookPayload): Record<string, string> {
     QUIESCE_VM_NAME: p.vm.name,
     QUIESCE_EVENT_ID: e.EventId,
     QUIESCE_EVENT_TYPE: e.EventType,
+    QUIESCE_EVENT_ADVISORY: String(p.advisory ?? isAdvisory(e)),
     QUIESCE_EVENT_STATUS: e.EventStatus,
     QUIESCE_EVENT_SOURCE: e.EventSource ?? "",
     QUIESCE_EVENT_NOT_BEFORE: e.NotBefore ?? "",

@@ -16,13 +16,16 @@ import type { NodeInfo } from "./objects";
  * The built-in Kubernetes drain: cordon the node (marked as Quiesce's, for this event), then
  * evict its pods through the Eviction API until none that needs evicting is left, or the
  * deadline passes. Idempotent, so a relay restarted mid-drain simply runs it again: a cordon
- * already there is left alone, a pod already gone answers 404, which counts as evicted.
+ * already there is left alone, a pod already gone answers 404, which counts as evicted. A gentle
+ * drain (an advisory event's) evicts with the pods' own grace periods, never shortened.
  */
 export async function drainNode(
   c: KubernetesHookContext,
   excludeFromLoadBalancers: boolean,
 ): Promise<HookOutcome> {
   const { api, clock, log, deadlineMs, signal } = c;
+  // The deadline each eviction's grace period must fit in: none for a gentle drain.
+  const graceDeadlineMs = c.gentle ? Number.POSITIVE_INFINITY : deadlineMs;
   let node: NodeInfo | undefined;
   let cordoned = false;
   let progress: Progress = {};
@@ -53,6 +56,7 @@ export async function drainNode(
           node: node.name,
           eventId: c.eventId,
           changed: r.patched,
+          gentle: c.gentle || undefined,
         });
       }
       const pods = await api.podsOnNode(node.name);
@@ -60,7 +64,7 @@ export async function drainNode(
       const v = verdict(node.name, pods, progress, now, deadlineMs);
       if (v.done) return { result: "succeeded", detail: v.detail, output: "" };
       if (v.failed) return { result: "failed", detail: v.failed, output: "" };
-      const due = dueEvictions(pods, progress, now, deadlineMs);
+      const due = dueEvictions(pods, progress, now, graceDeadlineMs);
       const answers = await Promise.all(
         due.map(async (e) => ({ e, answer: await api.evict(e.pod, e.graceSeconds) })),
       );

@@ -1,5 +1,5 @@
 import type { Clock } from "@quiesce/protocol";
-import type { VmIdentity } from "@quiesce/protocol/imds";
+import { isAdvisory, type VmIdentity } from "@quiesce/protocol/imds";
 import { z } from "zod";
 import type { RelayState } from "../decisions/state";
 import type { HookOutcome } from "../hooks/outcome";
@@ -16,7 +16,9 @@ import { recoverNode } from "./recover";
  * QUIESCE_KUBERNETES_DRAIN: the built-in drain runs before the configured drain hook (command,
  * URL or none), which runs only if the node drained; the recover hook runs first and then the
  * node is uncordoned, the reverse order. Both share the hook's one deadline. Beside them, the
- * node's KEP-5683 lifecycle conditions follow the relay's state (./conditionsWriter.ts).
+ * node's KEP-5683 lifecycle conditions follow the relay's state (./conditionsWriter.ts). For an
+ * advisory event (a Spot rebalance recommendation) the drain is gentle: the pods' own grace
+ * periods, and the hook timeout as the only deadline (decisions/timeouts.ts).
  */
 
 /** How often the drain lists its node's pods: fast enough for a Preempt's 30 s. */
@@ -118,6 +120,7 @@ export function kubernetesHooks(
       clock: o.clock,
       log: o.log,
       pollMs: o.pollMs ?? POLL_MS,
+      gentle: payload.advisory ?? isAdvisory(payload.event),
     };
     if (payload.hook === "drain") {
       const drained = await drainNode(c, options.excludeFromLoadBalancers);

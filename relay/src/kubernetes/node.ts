@@ -51,4 +51,10 @@ export interface KubernetesHookContext {
   readonly log: Logger;
   /** How often the drain lists the node's pods again. */
   readonly pollMs: number;
+  /**
+   * An advisory event's (a Spot rebalance recommendation's) early drain: pods are evicted with
+   * their own grace periods, none shortened to meet the deadline (nothing happens at its
+   * NotBefore). The deadline still ends the wait.
+   */
+  readonly gentle?: boolean;
 }

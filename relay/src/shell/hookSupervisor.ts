@@ -1,5 +1,5 @@
 import { entryOf } from "@quiesce/protocol";
-import type { VmIdentity } from "@quiesce/protocol/imds";
+import { isAdvisory, type VmIdentity } from "@quiesce/protocol/imds";
 import {
   dueHooks,
   type HookAction,
@@ -30,7 +30,8 @@ export class HookSupervisor {
   startDue(): void {
     const { ctx } = this;
     if (ctx.stopped || !ctx.vm) return;
-    for (const action of dueHooks(ctx.state)) this.start(action, ctx.vm);
+    for (const action of dueHooks(ctx.state, ctx.config.rebalanceAction))
+      this.start(action, ctx.vm);
     this.observe?.(ctx.state, ctx.vm, ctx.stopping.signal);
   }
 
@@ -53,12 +54,14 @@ export class HookSupervisor {
       attempt: run.attempt,
       deadline: new Date(ctx.now() + timeoutMs).toISOString(),
       dryRun: config.dryRun,
+      advisory: isAdvisory(rec.event),
       vm: identity,
       event: rec.event,
     };
     log.info(`${action.kind} hook started`, {
       eventId: rec.eventId,
       eventType: rec.event.EventType,
+      advisory: payload.advisory || undefined,
       attempt: run.attempt,
       timeoutSeconds: Math.round(timeoutMs / 1000),
     });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isAdvisory, REBALANCE_API_VERSION } from "@quiesce/protocol/imds";
 import { LoopbackServer } from "./loopbackServer";
 
 /** One request as the IMDS stand-in saw it. */
@@ -53,8 +54,14 @@ export class ImdsStandIn extends LoopbackServer {
     this.incarnation++;
   }
 
-  document() {
-    return { DocumentIncarnation: this.incarnation, Events: this.events };
+  /**
+   * The document as served at `apiVersion`: like Azure (and the fabric simulator), only
+   * REBALANCE_API_VERSION shows Spot rebalance recommendations. Every event when absent.
+   */
+  document(apiVersion: string = REBALANCE_API_VERSION) {
+    const events =
+      apiVersion >= REBALANCE_API_VERSION ? this.events : this.events.filter((e) => !isAdvisory(e));
+    return { DocumentIncarnation: this.incarnation, Events: events };
   }
 
   eventRequests(): SeenRequest[] {
@@ -119,7 +126,8 @@ export class ImdsStandIn extends LoopbackServer {
         this.startRequests.push(body.StartRequests.map((s) => s.EventId));
         return send(this.startRequestsStatus, "");
       }
-      const body = this.rawBody ?? JSON.stringify(this.document());
+      const body =
+        this.rawBody ?? JSON.stringify(this.document(url.searchParams.get("api-version") ?? ""));
       if (!this.sendEtag) return send(200, body);
       const etag = `"${createHash("sha1").update(body).digest("hex").slice(0, 16)}"`;
       if (req.headers["if-none-match"] === etag) return send(304, "", { etag });
