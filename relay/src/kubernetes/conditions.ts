@@ -1,3 +1,4 @@
+import { isAdvisory } from "@quiesce/protocol/imds";
 import type { RelayState, TrackedEvent } from "../decisions/state";
 
 /**
@@ -84,7 +85,9 @@ export function wantedConditions(state: RelayState): WantedCondition[] {
     .filter(active)
     .sort((a, b) => a.firstSeenAt.localeCompare(b.firstSeenAt));
   const where = (f: (r: TrackedEvent) => boolean) => events.filter(f);
-  const scheduled = where((r) => r.event.EventStatus === "Scheduled");
+  // A Spot rebalance recommendation is a risk, not planned maintenance: it may drain the node
+  // (QUIESCE_REBALANCE_ACTION), but it never makes MaintenancePlanned True.
+  const scheduled = where((r) => r.event.EventStatus === "Scheduled" && !isAdvisory(r.event));
   const started = where((r) => r.event.EventStatus === "Started");
   const draining = where((r) => r.drain?.status === "running" || r.drain?.status === "interrupted");
   const drained = where((r) => r.drain?.status === "succeeded");

@@ -50,6 +50,21 @@ const show = (s: RelayState) =>
   Object.fromEntries(wantedConditions(s).map((c) => [c.type, `${c.status} ${c.reason}`]));
 
 describe("which conditions an event's life calls for", () => {
+  it("never calls a Spot rebalance recommendation planned maintenance, though its gentle drain shows", () => {
+    const advisory = { EventType: "SpotRebalanceRecommendation" } as TrackedEvent["event"];
+    expect(show(stateWith({ event: advisory, drain: run("running") }))).toEqual({
+      MaintenancePlanned: "False ScheduledEventEnded",
+      DrainInProgress: "True ScheduledEvent",
+      Drained: "False ScheduledEventEnded",
+      MaintenanceInProgress: "False ScheduledEventEnded",
+    });
+    // A Preempt beside it is planned maintenance again.
+    const preempt = { eventId: "P", event: { EventType: "Preempt" } as TrackedEvent["event"] };
+    expect(show(stateWith({ event: advisory }, preempt)).MaintenancePlanned).toBe(
+      "True ScheduledEvent",
+    );
+  });
+
   it("goes Scheduled → drain → drained → Started → gone, each step its own set", () => {
     expect(show(stateWith({}))).toEqual({
       MaintenancePlanned: "True ScheduledEvent",
