@@ -18,7 +18,7 @@ export {
   MemberAttestation,
   UnboundReports,
 } from "./model/attestationState";
-export { DELETES_VMS } from "./model/eventTypes";
+export { advisoryNote, DELETES_VMS, isAdvisoryEvent } from "./model/eventTypes";
 export { PUBLISHED_RANK, PublishedView } from "./model/publishedView";
 export {
   ADMIN_STATES,

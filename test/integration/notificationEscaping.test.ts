@@ -72,7 +72,13 @@ const from = (vm: string, incarnation: number, events: ScheduledEvent[], o = {})
  * hostile, and collects what notify/due.ts makes due along the way: every kind there is.
  */
 function everyKind(): Notification[] {
-  const [a, b, c, d] = ["A", "B", "C", "D"].map(hostileEventId) as [string, string, string, string];
+  const [a, b, c, d, r] = ["A", "B", "C", "D", "R"].map(hostileEventId) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const ghost = "ghost <@U123>";
   const other = "web-2 **x**";
   const desc = { Description: HOSTILE_TEXT };
@@ -80,6 +86,7 @@ function everyKind(): Notification[] {
   const evB = scheduled(b, [HOSTILE_VM], desc); // approved, started, completed
   const evC = started(scheduled(c, [other], desc)); // first seen Started: unplanned
   const evD = scheduled(d, [other], desc); // leaves while Scheduled: cancelled
+  const evR = scheduled(r, [other], { ...desc, EventType: "SpotRebalanceRecommendation" }); // advisory
   let state: ClusterState = emptyClusterState("web");
   let now = T0;
   const due = new Map<string, Notification>();
@@ -107,7 +114,7 @@ function everyKind(): Notification[] {
     }),
   );
   // C and D only now: C, in flight from first sight, would hold the cluster's budget of one.
-  send(from(other, 1, [evC, evD]));
+  send(from(other, 1, [evC, evD, evR]));
   send(from(other, 2, [evC]));
   send(from(HOSTILE_VM, 2, [evA, started(evB)], { hooks: [drained(b)] }));
   send(from(HOSTILE_VM, 3, [evA], { hooks: [drained(b, "succeeded")] }));

@@ -1,4 +1,5 @@
 import type { Policy } from "@quiesce/protocol/policy";
+import { isAdvisoryEvent } from "../model/eventTypes";
 import { type ClusterState, type EventRecord, memberKey } from "../model/state";
 import {
   type ApprovalDecision,
@@ -18,7 +19,7 @@ export interface Candidate {
 /**
  * Whether anyone may be elected to approve the event now: invariant 1 (decideApproval), the
  * cluster's budget of events in flight, and every gate passing. A relay and the control plane
- * are elected by this one rule.
+ * are elected by this one rule; nobody ever is for an advisory event (isAdvisoryEvent).
  */
 export function electable(
   state: ClusterState,
@@ -27,6 +28,7 @@ export function electable(
   policy: Policy,
   inputs: EvaluationInputs,
 ): (ApprovalDecision & { allowed: true }) | null {
+  if (isAdvisoryEvent(e)) return null;
   const d = decideApproval(state, e, now, policy);
   if (!d.allowed) return null;
   const inFlight = eventsInFlight(state, e.key).length + unreadableInFlight(state).length;

@@ -1,7 +1,7 @@
 import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import { evaluateAll, isEnded } from "../lifecycle/evaluate";
-import { DELETES_VMS } from "../model/eventTypes";
+import { DELETES_VMS, isAdvisoryEvent } from "../model/eventTypes";
 import type { ClusterState, Transition } from "../model/state";
 import type { Decision } from "../model/types";
 import type { EvaluationInputs } from "../rules/gates";
@@ -34,7 +34,10 @@ export function tick(
 /**
  * A Preempt or Terminate deletes its VMs, relays included: when it has started and no live relay
  * still sees it (a Spot VM alone in its group), nobody will ever report it leaving. The sweep
- * (which loads every member) ends it. Other event types wait for their relays to come back.
+ * (which loads every member) ends it. So with an advisory event (a Spot rebalance recommendation)
+ * some relay reported and no live relay still shows: its VM was most likely evicted, and nothing
+ * waits on it (were the relay only silent and back, ending it early costs nothing). Other event
+ * types wait for their relays to come back.
  */
 function deletedWithTheirVms(
   state: ClusterState,
@@ -44,8 +47,12 @@ function deletedWithTheirVms(
   let events = state.events;
   const transitions: Transition[] = [];
   for (const e of Object.values(state.events)) {
-    if (!DELETES_VMS.has(e.eventType) || e.status !== "Started" || e.leftAt !== null) continue;
+    if (e.leftAt !== null) continue;
+    const advisory = isAdvisoryEvent(e);
+    if (!advisory && (!DELETES_VMS.has(e.eventType) || e.status !== "Started")) continue;
     const rows = Object.entries(state.readiness[e.key] ?? {});
+    // Published only (no relay ever reported it): Azure's Completed or Canceled ends it.
+    if (advisory && rows.length === 0) continue;
     if (rows.some(([mk, r]) => r.inDocument && isLive(state.members[mk], now, policy))) continue;
     events = withEntry(events, e.key, { ...e, leftAt: now });
     transitions.push({
@@ -53,7 +60,9 @@ function deletedWithTheirVms(
       at: now,
       from: e.phase,
       to: e.phase,
-      reason: `${e.eventType} started and no live relay still sees it: its VMs are gone`,
+      reason: advisory
+        ? `no live relay still shows the advisory ${e.eventType} (its VM evicted, or its relay gone): over`
+        : `${e.eventType} started and no live relay still sees it: its VMs are gone`,
     });
   }
   return { state: events === state.events ? state : { ...state, events }, transitions };

@@ -1,5 +1,6 @@
 import type { VmIdentity } from "@quiesce/protocol/imds";
 import type { Policy } from "@quiesce/protocol/policy";
+import { isAdvisoryEvent } from "../model/eventTypes";
 import { type ClusterState, type EventRecord, memberKey, type Readiness } from "../model/state";
 
 /**
@@ -16,8 +17,12 @@ export function isAgentless(state: ClusterState, mk: string, policy: Policy): bo
   );
 }
 
-/** The event's VMs without a relay, as `Resources` spells them. */
+/**
+ * The event's VMs without a relay whose hooks the coordinator runs, as `Resources` spells them:
+ * none for an advisory event, which nothing drains for.
+ */
 export function agentlessVms(state: ClusterState, e: EventRecord, policy: Policy): string[] {
+  if (isAdvisoryEvent(e)) return [];
   return e.resources.filter((vm) => isAgentless(state, memberKey(vm), policy));
 }
 

@@ -2,7 +2,7 @@ import { dict } from "@quiesce/protocol";
 import { hidesEvents } from "@quiesce/protocol/imds";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { Phase } from "@quiesce/protocol/status";
-import { DELETES_VMS } from "../model/eventTypes";
+import { DELETES_VMS, isAdvisoryEvent } from "../model/eventTypes";
 import {
   type ApprovalRule,
   type ClusterState,
@@ -22,7 +22,11 @@ export type ApprovalDecision = {
   drained: string[];
   /** Policy and operator approvals are not limited by maxEventsInFlight. */
   bypassesBudget: boolean;
-} & ({ allowed: true; rule: ApprovalRule } | { allowed: false; rule: "held" | null });
+} & (
+  | { allowed: true; rule: ApprovalRule }
+  /** "advisory": nothing to approve (isAdvisoryEvent), whatever its VMs, a policy or a force say. */
+  | { allowed: false; rule: "held" | "advisory" | null }
+);
 
 export function activeOverride<T extends { expiresAt: number }>(
   o: T | null,
@@ -52,6 +56,10 @@ export function decideApproval(
   now: number,
   policy: Policy,
 ): ApprovalDecision {
+  // Acknowledging an advisory event has no effect: no VM of it waits for a drain, and no rule
+  // (not even an operator's force) makes it approvable.
+  if (isAdvisoryEvent(event))
+    return { blockers: [], drained: [], allowed: false, rule: "advisory", bypassesBudget: false };
   const blockers: Blocker[] = [];
   const drained: string[] = [];
   const rows = state.readiness[event.key] ?? dict<Readiness>();
@@ -185,13 +193,17 @@ export function unreadableInFlight(state: ClusterState): string[] {
     .map(([key]) => key);
 }
 
-/** Events holding a share of the budget. Preempt and Terminate never do: they delete VMs anyway. */
+/**
+ * Events holding a share of the budget. Preempt and Terminate never do: they delete VMs anyway;
+ * nor does an advisory event, whatever phase a row of an earlier release left it in.
+ */
 export function eventsInFlight(state: ClusterState, except: string): EventRecord[] {
   return Object.values(state.events).filter(
     (e) =>
       e.key !== except &&
       e.endedAt === null &&
       IN_FLIGHT.has(e.phase) &&
-      !DELETES_VMS.has(e.eventType),
+      !DELETES_VMS.has(e.eventType) &&
+      !isAdvisoryEvent(e),
   );
 }

@@ -1,6 +1,7 @@
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { Directive, RelayReport } from "@quiesce/protocol/relay";
+import { isAdvisoryEvent } from "../model/eventTypes";
 import {
   type ClusterState,
   type EventRecord,
@@ -31,6 +32,8 @@ export const BYSTANDER_REPORT_SECONDS = 30;
  *   because no VM the event names can (dead, dry-run, or failed approvers);
  * - every BYSTANDER_REPORT_SECONDS (at most the idle interval) while it only sees events;
  * - at the idle interval otherwise.
+ * An advisory event asks nothing of any relay: its VM is a bystander to it (a document change,
+ * such as the Preempt that may follow, is reported at once anyway).
  */
 export function reportInterval(
   state: ClusterState,
@@ -45,6 +48,7 @@ export function reportInterval(
   const mayApprove = (e: EventRecord) =>
     member !== undefined &&
     !member.dryRun &&
+    !isAdvisoryEvent(e) &&
     !e.failedApprovers.includes(mk) &&
     docEvents.get(e.key)?.EventStatus === "Scheduled" &&
     (names(e, mk) || !namedCanApprove(state, e, now, policy));
@@ -57,7 +61,7 @@ export function reportInterval(
   );
   if (waitingForBudget) return Math.min(policy.activeReportSeconds, HANDOFF_REPORT_SECONDS);
   const takesPart = Object.values(state.events).some((e) => {
-    if (e.endedAt !== null) return false;
+    if (e.endedAt !== null || isAdvisoryEvent(e)) return false;
     const row = state.readiness[e.key]?.[mk];
     return names(e, mk) || (row?.drain ?? null) !== null || (row?.recover ?? null) !== null;
   });

@@ -1,6 +1,7 @@
 import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import { acknowledgeRefusal } from "../model/acknowledgeRefusal";
+import { isAdvisoryEvent } from "../model/eventTypes";
 import {
   type ArmFailure,
   type ClusterState,
@@ -26,6 +27,7 @@ import { isLiveForEvent } from "./liveness";
  * Whether the control plane may take the lease of this Ready event now (election rules aside).
  * It stands in for relays that cannot approve, never for relays told not to: an event naming a
  * VM whose relay runs dry-run is left to NotBefore, as it would be without the control plane.
+ * An advisory event is never acknowledged (it would have no effect), whoever published it.
  */
 export function controlPlaneWanted(
   state: ClusterState,
@@ -35,6 +37,7 @@ export function controlPlaneWanted(
 ): string | null {
   const p = policy.controlPlaneApproval;
   if (p.mode !== "fallback" || e.lease || e.approvedAt !== null || e.phase !== "Ready") return null;
+  if (isAdvisoryEvent(e)) return null;
   if (e.resources.some((vm) => state.members[memberKey(vm)]?.dryRun)) return null;
   const cp = e.controlPlane;
   if (cp?.gaveUp || (cp?.attempts ?? 0) >= p.maxAttempts) return null;

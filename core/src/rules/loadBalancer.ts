@@ -1,7 +1,7 @@
 import { withEntry } from "@quiesce/protocol";
 import type { VmIdentity } from "@quiesce/protocol/imds";
 import type { Policy } from "@quiesce/protocol/policy";
-import { DELETES_VMS } from "../model/eventTypes";
+import { DELETES_VMS, isAdvisoryEvent } from "../model/eventTypes";
 import type {
   BackendMembership,
   ClusterState,
@@ -179,6 +179,7 @@ function wantsTakeDown(
   policy: Policy,
 ): boolean {
   if (!policy.loadBalancerDrain.enabled || !row.affected || !isActive(e)) return false;
+  if (isAdvisoryEvent(e)) return false; // nothing approves it: its VMs keep serving
   if (e.status !== "Scheduled" || e.approvedAt !== null) return false;
   if (!lb || lb.state === "goingDown") return true;
   return lb.state === "failed" && now - lb.since >= RETRY_FAILED_MS;

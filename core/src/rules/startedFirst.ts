@@ -1,4 +1,5 @@
 import type { Policy } from "@quiesce/protocol/policy";
+import { isAdvisoryEvent } from "../model/eventTypes";
 import type { EventRecord } from "../model/state";
 
 /**
@@ -13,7 +14,8 @@ import type { EventRecord } from "../model/state";
 export type StartedFirstCause = "userInitiated" | "unannounced";
 
 export function startedFirstCause(e: EventRecord, policy: Policy): StartedFirstCause | null {
-  if (!e.firstSeenStarted) return null;
+  // An advisory event takes nothing out of service: first seen Started, it is no incident.
+  if (!e.firstSeenStarted || isAdvisoryEvent(e)) return null;
   if (e.eventSource === "User") return "userInitiated";
   if (e.eventSource !== null) return "unannounced";
   const p = policy.scheduledEventsPolicy;

@@ -1,6 +1,7 @@
 import type { Policy } from "@quiesce/protocol/policy";
 import { describeGates, recoversOwed } from "../lifecycle/evaluate";
 import { acknowledgeRefusal } from "../model/acknowledgeRefusal";
+import { advisoryNote, isAdvisoryEvent } from "../model/eventTypes";
 import type { ClusterState, EventRecord } from "../model/state";
 import type { Explanation } from "../model/types";
 import {
@@ -35,6 +36,7 @@ export function explain(
   const names = (bs: typeof d.blockers) => bs.map((b) => `${b.vm} (${b.detail})`).join(", ");
   const hold = activeOverride(e.hold, now);
   let waitingFor: string;
+  if (isAdvisoryEvent(e) && e.leftAt === null) return { ...base, waitingFor: advisoryNote(e) };
   switch (e.phase) {
     case "Observed":
     case "Draining":

@@ -92,7 +92,7 @@ export function eventCard(e: EventView, now: number, ops: OperatorUi): HTMLEleme
           `${e.eventType} ${e.eventId.slice(0, 8)}`,
         ),
       ),
-      phaseBadge(e.phase),
+      phaseBadge(e.phase, e.advisory),
       h(
         "span",
         { class: "meta" },

@@ -18,7 +18,7 @@ export function eventPage(e: EventDetail, now: number, ops: OperatorUi): HTMLEle
   const bar = layoutBar(spans, e.notBefore, now);
   const blocking = new Set(e.blockers.map((b) => b.vm.toLowerCase()));
   const facts: [string, string | HTMLElement][] = [
-    ["Phase", phaseBadge(e.phase)],
+    ["Phase", phaseBadge(e.phase, e.advisory)],
     ["Cluster", e.cluster],
     ["Type / source", `${e.eventType} / ${e.eventSource ?? "Platform"}`],
     ["Azure status", e.status ?? "—"],

@@ -18,7 +18,8 @@ const LABEL: Record<OperatorVerb, string> = {
 
 /** The actions that make sense in the event's phase. */
 export function operatorButtons(e: EventView, ops: OperatorUi): HTMLElement | false {
-  if (!ops.canOperate || e.endedAt !== null) return false;
+  // An advisory event has nothing to hold back or force: approving it has no effect.
+  if (!ops.canOperate || e.endedAt !== null || e.advisory) return false;
   const verbs: OperatorVerb[] = [];
   if (BEFORE_APPROVAL.has(e.phase) && !e.hold) verbs.push("hold");
   if (e.hold || e.forceApprove) verbs.push("release");

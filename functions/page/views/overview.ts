@@ -134,7 +134,7 @@ function historyTable(events: EventView[], now: number): HTMLElement {
             ),
           ),
           h("td", {}, e.cluster),
-          h("td", {}, phaseBadge(e.phase)),
+          h("td", {}, phaseBadge(e.phase, e.advisory)),
           h("td", {}, e.approval.rule ?? "—"),
           h("td", {}, e.approval.approvedBy ?? "—"),
           h("td", { title: clock(e.endedAt) }, ago(e.endedAt, now)),

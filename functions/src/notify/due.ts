@@ -1,4 +1,10 @@
-import { type ClusterState, type EventRecord, explain, startedFirstCause } from "@quiesce/core";
+import {
+  type ClusterState,
+  type EventRecord,
+  explain,
+  isAdvisoryEvent,
+  startedFirstCause,
+} from "@quiesce/core";
 import type { NotificationKind, Policy } from "@quiesce/protocol/policy";
 import type { ImdsHealth } from "@quiesce/protocol/relay";
 
@@ -74,6 +80,16 @@ export function eventNotifications(
     eventId: e.eventId,
   });
   const facts = eventFacts(e);
+  // An advisory event is news once, on first sight, and nothing after: it is never approved,
+  // started, missed or blocked, and it ending says nothing of a maintenance (docs/operations.md).
+  if (isAdvisoryEvent(e))
+    return [
+      {
+        ...base("rebalanceRecommended", "warning", e.firstSeenAt, "Spot rebalance recommended"),
+        text: `Event ${e.eventId} (${e.eventType}): Azure raised the eviction risk of ${list(e.resources)}. Advisory only: nothing to approve or drain, and Azure may still evict them with a Preempt at any time; consider moving their work elsewhere.`,
+        facts,
+      },
+    ].filter((n) => policy.notify.on.includes(n.kind));
   const cause = startedFirstCause(e, policy);
   if (cause === "userInitiated") {
     // A user's own reboot or redeploy that Azure approved itself (scheduledEventsPolicy): news, not an incident.

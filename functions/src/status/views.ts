@@ -1,5 +1,12 @@
 import type { ClusterState, EventRecord, Member } from "@quiesce/core";
-import { acknowledgeRefusal, explain, isEnded, isLive, startedFirstCause } from "@quiesce/core";
+import {
+  acknowledgeRefusal,
+  explain,
+  isAdvisoryEvent,
+  isEnded,
+  isLive,
+  startedFirstCause,
+} from "@quiesce/core";
 import type { Policy } from "@quiesce/protocol/policy";
 import type {
   AttestationView,
@@ -105,6 +112,7 @@ export function eventView(
           receivedAt: isoTime(e.published.receivedAt),
         }
       : null,
+    advisory: isAdvisoryEvent(e),
     startedAt: iso(e.startedAt),
     endedAt: iso(e.endedAt),
     approval: {

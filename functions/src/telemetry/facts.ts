@@ -1,4 +1,10 @@
-import { type ApprovalRule, type ClusterState, type Decision, isEnded } from "@quiesce/core";
+import {
+  type ApprovalRule,
+  type ClusterState,
+  type Decision,
+  isAdvisoryEvent,
+  isEnded,
+} from "@quiesce/core";
 import type { HookRun } from "@quiesce/protocol/relay";
 
 /**
@@ -13,7 +19,9 @@ export type EventOutcome =
   | "forced"
   | "expiredAtNotBefore"
   | "cancelled"
-  | "unplanned";
+  | "unplanned"
+  /** An advisory event (a Spot rebalance recommendation) first seen: counted, never approved. */
+  | "advisory";
 
 export type Fact =
   | { kind: "outcome"; eventType: string; outcome: EventOutcome; rule?: string }
@@ -47,6 +55,11 @@ export function decisionFacts(before: ClusterState, d: Decision): Fact[] {
   for (const [key, e] of Object.entries(after.events)) {
     const b = before.events[key];
     if (e === b) continue;
+    // Counted once, when first seen, with its event type; nothing else of it is an outcome.
+    if (isAdvisoryEvent(e)) {
+      if (!b) out.push({ kind: "outcome", eventType: e.eventType, outcome: "advisory" });
+      continue;
+    }
     if (!b && e.phase === "Unplanned")
       out.push({ kind: "outcome", eventType: e.eventType, outcome: "unplanned" });
     if (e.approvedAt !== null && (b?.approvedAt ?? null) === null) {

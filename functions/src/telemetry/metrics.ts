@@ -65,7 +65,7 @@ export class Telemetry {
   constructor(meter: Meter) {
     this.events = meter.createCounter(METRICS.events, {
       description:
-        "Events by outcome: approved, approvedByPolicy, forced, expiredAtNotBefore, cancelled, unplanned",
+        "Events by outcome: approved, approvedByPolicy, forced, expiredAtNotBefore, cancelled, unplanned, advisory (first seen; never approved)",
     });
     this.drainDuration = meter.createHistogram(METRICS.drainDuration, {
       description: "From first sight of an event to every affected VM drained",

@@ -37,6 +37,8 @@ export type AutoApproveRule = z.infer<typeof AutoApproveRule>;
 /** What an operator can be told about; one message per (event or subject, kind), never per VM. */
 export const NOTIFICATION_KINDS = [
   "observed",
+  /** An advisory event (a Spot rebalance recommendation) first seen: news, nothing to approve. */
+  "rebalanceRecommended",
   "approved",
   "started",
   "completed",

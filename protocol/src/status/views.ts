@@ -57,6 +57,8 @@ export const EventView = z.object({
     })
     .nullable()
     .default(null),
+  /** Only advises (a Spot rebalance recommendation): never approved, never drained for. */
+  advisory: z.boolean().default(false),
   startedAt: OptionalTime,
   endedAt: OptionalTime,
   approval: z.object({
