@@ -165,6 +165,69 @@ describe("quiesce against a coordinator", () => {
   });
 });
 
+describe("quiesce and an advisory event (a Spot rebalance recommendation)", () => {
+  const rebalance = {
+    eventId: "E1",
+    cluster: "web",
+    eventType: "SpotRebalanceRecommendation",
+    eventSource: "Platform",
+    durationInSeconds: -1,
+    description: "",
+    status: "Scheduled",
+    phase: "Observed",
+    phaseSince: "2026-11-23T04:46:06.691Z",
+    notBefore: null,
+    resources: ["web-0"],
+    firstSeenAt: "2026-11-23T04:46:06.691Z",
+    firstSeenBy: "web-0",
+    startedFirst: null,
+    published: null,
+    advisory: true,
+    startedAt: null,
+    endedAt: null,
+    approval: {
+      rule: null,
+      approvedAt: null,
+      approvedBy: null,
+      lease: null,
+      failedApprovers: [],
+      via: null,
+      controlPlane: null,
+    },
+    hold: null,
+    forceApprove: null,
+    gateOverrides: [],
+    waitingFor: "advisory: Spot rebalance recommendation, nothing to approve",
+    blockers: [],
+    drained: [],
+    gates: [],
+  };
+  const page = { ...STATUS, events: [rebalance] };
+
+  it("keeps advisory in --json and marks the event advisory in text", async () => {
+    const c = await coordinator((_req, res) => json(res, 200, page));
+    const asJson = await quiesce(["status", "--json", "--url", c.url]);
+    expect(asJson).toMatchObject({ status: 0, stderr: "" });
+    expect(JSON.parse(asJson.stdout).events[0]).toEqual(rebalance);
+    const asText = await quiesce(["status", "--url", c.url]);
+    expect(asText.stdout).toContain(
+      "  web: E1 SpotRebalanceRecommendation (advisory) [web-0] Observed: advisory:",
+    );
+  });
+
+  it("exits 1 with the coordinator's refusal of a hold, which names why", async () => {
+    const why =
+      "event E1 is a SpotRebalanceRecommendation: advisory, there is nothing to approve or hold (a hold would change nothing)";
+    const c = await coordinator((_req, res) => json(res, 409, { error: why }));
+    const r = await quiesce(["hold", "E1", "--reason", "freeze", "--url", c.url]);
+    expect(r).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: `quiesce: the coordinator answered POST ${c.url}/api/events/E1/hold with HTTP 409 Conflict: ${why}\n`,
+    });
+  });
+});
+
 describe("quiesce usage", () => {
   it("exits 2 on an unknown option, with the error and a usage line on stderr only", async () => {
     const r = await quiesce(["status", "--colour"]);

@@ -11,11 +11,18 @@ import type {
 
 export const shortId = (id: string): string => (id.length > 13 ? `${id.slice(0, 8)}…` : id);
 
+/**
+ * After the event type of an advisory event (a Spot rebalance recommendation), which is never
+ * approved: an operator reading a line sees at once that there is nothing to hold or force.
+ */
+const ADVISORY_MARK = " (advisory)";
+
 /** One line: what the event is, where it stands, and what it waits for. */
 export function eventLine(e: EventView, label?: string): string {
   const name = label ? `${label} (${shortId(e.eventId)})` : e.eventId;
   const who = e.resources.join(", ");
-  return `${name} ${e.eventType} [${who}] ${e.phase}: ${e.waitingFor ?? "nothing"}`;
+  const type = `${e.eventType}${e.advisory ? ADVISORY_MARK : ""}`;
+  return `${name} ${type} [${who}] ${e.phase}: ${e.waitingFor ?? "nothing"}`;
 }
 
 function summaryLines(c: ClusterSummary): string[] {
@@ -56,8 +63,11 @@ export function renderStatus(s: StatusPage): string {
 
 export function renderEventDetail(d: EventDetail): string {
   const lines = [
-    `${d.eventId} (${d.eventType}, ${d.eventSource ?? "?"}) in cluster ${d.cluster}`,
+    `${d.eventId} (${d.eventType}${d.advisory ? ", advisory" : ""}, ${d.eventSource ?? "?"}) in cluster ${d.cluster}`,
     `  phase      ${d.phase} since ${d.phaseSince}`,
+    ...(d.advisory
+      ? ["  advisory   never approved: hold, force-approve and force-gate are refused"]
+      : []),
     `  resources  ${d.resources.join(", ")}`,
     `  NotBefore  ${d.notBefore ?? "(none)"}`,
     `  waiting    ${d.waitingFor ?? "nothing"}`,

@@ -1,6 +1,7 @@
 import { withEntry } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
 import { evaluateEvent, isEnded } from "../lifecycle/evaluate";
+import { isAdvisoryEvent } from "../model/eventTypes";
 import type { ClusterState, EventRecord, OperatorOverride, Transition } from "../model/state";
 import type { Decision, OperatorAction } from "../model/types";
 import { activeOverride } from "../rules/approval";
@@ -10,8 +11,12 @@ export class OperatorActionError extends Error {
   override name = "OperatorActionError";
   constructor(
     message: string,
-    /** conflict: the action would take away another operator's override without `replace`. */
-    readonly code: "notFound" | "ended" | "unreadable" | "conflict",
+    /**
+     * conflict: the action would take away another operator's override without `replace`.
+     * advisory: a hold, force-approve or force-gate of an advisory event (isAdvisoryEvent), which
+     * is never approved, so the action could change nothing.
+     */
+    readonly code: "notFound" | "ended" | "unreadable" | "conflict" | "advisory",
   ) {
     super(message);
   }
@@ -22,6 +27,7 @@ export type ReplacedOverride = OperatorOverride & { kind: "hold" | "forceApprove
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const WORDS = { hold: "hold", forceApprove: "force-approve" } as const;
+const ACTION_WORDS = { ...WORDS, release: "release", forceGate: "force-gate" } as const;
 const describe = (o: ReplacedOverride) =>
   `the ${WORDS[o.kind]} by ${o.by} since ${iso(o.at)} (until ${iso(o.expiresAt)}): "${o.reason}"`;
 
@@ -48,7 +54,9 @@ export function overrideReplaced(
  * Hold, release or force-approve one event; audited through the returned transitions, which name
  * any override the action replaced. A hold never silently lifts another operator's force-approve,
  * nor a force-approve a hold: without `replace` that is refused ("conflict", naming who holds
- * what since when), with it the transition says what was replaced.
+ * what since when), with it the transition says what was replaced. An advisory event takes no
+ * hold, force-approve or force-gate ("advisory": there is nothing to approve); a release is taken,
+ * so an override an earlier release let an operator put on one can still be removed.
  */
 export function applyOperatorAction(
   state: ClusterState,
@@ -74,6 +82,11 @@ export function applyOperatorAction(
     throw new OperatorActionError(
       `event ${stored.eventId} already ended (${stored.phase})`,
       "ended",
+    );
+  if (isAdvisoryEvent(stored) && action.kind !== "release")
+    throw new OperatorActionError(
+      `event ${stored.eventId} is a ${stored.eventType}: advisory, there is nothing to approve or hold (a ${ACTION_WORDS[action.kind]} would change nothing)`,
+      "advisory",
     );
   const by = action.by;
   const replaced = overrideReplaced(stored, action, now);

@@ -34,11 +34,24 @@ export const ForceGateRequest = OperatorRequest.extend({
 export type OperatorKind = OperatorAction["kind"];
 
 /**
+ * The answer to each refusal of the core (OperatorActionError): a refusal is the event's state
+ * at odds with the action, never a fault of the request's shape, so all but notFound are 409.
+ */
+const REFUSAL_STATUS: Record<OperatorActionError["code"], number> = {
+  notFound: 404,
+  ended: 409,
+  unreadable: 409,
+  conflict: 409,
+  advisory: 409,
+};
+
+/**
  * POST /api/events/{eventId}/hold | release | force-approve | force-gate (body names the gate). Audited: the history of the event
  * gets a row naming who did it and why, besides the transition the core records
  * (pipeline/operatorAction.ts), which names any override replaced. Answers with the event's
  * detail as it now stands and `replaced`; 409 for a hold over another operator's force-approve
- * (or the reverse) without `replace: true`.
+ * (or the reverse) without `replace: true`, and for a hold, force-approve or force-gate of an
+ * advisory event (a Spot rebalance recommendation: nothing to approve), nothing written.
  */
 export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler {
   const queries = new StatusQueries(deps.store.tables, deps.store.memberRows);
@@ -80,8 +93,7 @@ export function operatorHandler(deps: HandlerDeps, kind: OperatorKind): Handler 
     try {
       ({ replaced } = await runOperatorAction(deps, cluster, key, action));
     } catch (e) {
-      if (e instanceof OperatorActionError)
-        return problem(e.code === "notFound" ? 404 : 409, e.message);
+      if (e instanceof OperatorActionError) return problem(REFUSAL_STATUS[e.code], e.message);
       throw e; // store failures: withStoreErrors
     }
     invocationLogger(context, { cluster, event: key }).info(`operator ${kind}`, {

@@ -5,8 +5,9 @@ import type { PipelineDeps } from "./deps";
 /**
  * An operator's hold, release or force-approve of one event: one round (rounds/runner.ts), with
  * an audit row naming who and why besides the transition the core records. Throws the core's
- * OperatorActionError for an event unknown or ended, or for a hold over another operator's
- * force-approve (or the reverse) without `replace`. Answers with the override it replaced or
+ * OperatorActionError for an event unknown or ended, for a hold over another operator's
+ * force-approve (or the reverse) without `replace`, or for anything but a release of an advisory
+ * event; a refused action writes nothing, its audit row included. Answers with the override it replaced or
  * removed, as the round that landed read it (null: none).
  */
 export async function runOperatorAction(
