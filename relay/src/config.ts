@@ -96,6 +96,11 @@ const common = {
     .default("/var/run/secrets/kubernetes.io/serviceaccount/ca.crt"),
   /** Label the node `node.kubernetes.io/exclude-from-external-load-balancers` before evicting. */
   QUIESCE_KUBERNETES_EXCLUDE_FROM_LOAD_BALANCERS: flag.default(false),
+  /**
+   * On a node Karpenter (AKS Node Auto Provisioning) manages: `coordinate` drains its Spot
+   * preemptions as any; `stepAside` leaves them to Karpenter (relay/src/kubernetes/karpenter.ts).
+   */
+  QUIESCE_KUBERNETES_KARPENTER_SPOT: z.enum(["coordinate", "stepAside"]).default("coordinate"),
   /** JSON file with any of these settings as keys (the environment wins). */
   QUIESCE_CONFIG_FILE: optionalText,
 };

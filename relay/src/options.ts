@@ -31,6 +31,9 @@ export type CoordinatorAuth =
       clientId?: string;
     };
 
+/** On a Karpenter node, a Spot signal is drained (coordinate) or left to Karpenter (stepAside). */
+export type KarpenterSpot = "coordinate" | "stepAside";
+
 /** The built-in Kubernetes drain (relay/src/kubernetes). */
 export interface KubernetesDrainOptions {
   /** Cordon and evict before the drain hook, uncordon after the recover hook. */
@@ -41,6 +44,8 @@ export interface KubernetesDrainOptions {
   caFile: string;
   /** Label the node out of external load balancers before evicting. */
   excludeFromLoadBalancers: boolean;
+  /** On a Karpenter node: drain its Spot signals (coordinate) or leave them to Karpenter. */
+  karpenterSpot: KarpenterSpot;
 }
 
 /** What an advisory event (a Spot rebalance recommendation) does: run the hooks, or nothing. */
@@ -107,6 +112,7 @@ export function relayConfigFrom(s: RelaySettings): RelayConfig {
       tokenFile: s.QUIESCE_KUBERNETES_TOKEN_FILE,
       caFile: s.QUIESCE_KUBERNETES_CA_FILE,
       excludeFromLoadBalancers: s.QUIESCE_KUBERNETES_EXCLUDE_FROM_LOAD_BALANCERS,
+      karpenterSpot: s.QUIESCE_KUBERNETES_KARPENTER_SPOT,
     },
   };
 }

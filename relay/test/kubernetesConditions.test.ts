@@ -79,11 +79,13 @@ const shown = () =>
 /** Every distinct set of our conditions on the node, in order, sampled until stopped. */
 function watchConditions(): { seen: string[]; stop: () => void } {
   const seen: string[] = [];
-  const t = setInterval(() => {
+  const sample = () => {
     const now = shown();
     if (seen.at(-1) !== now) seen.push(now);
-  }, 5);
-  return { seen, stop: () => clearInterval(t) };
+  };
+  const t = setInterval(sample, 5);
+  // A last sample at the stop: the state a waitFor has just seen may be newer than the last tick.
+  return { seen, stop: () => (clearInterval(t), sample()) };
 }
 
 async function admin(path: string, body: unknown): Promise<number> {
@@ -101,11 +103,15 @@ async function admin(path: string, body: unknown): Promise<number> {
 
 it("writes the conditions in order through an event's life and clears them, on its own node only", async () => {
   sim.kubernetes.addPods({
-    pods: [{ name: "web-0", namespace: "shop", vm: VM, terminationGracePeriodSeconds: 1 }],
+    // 4 s of grace, so the drain lasts longer than a conditions write retried under load: the
+    // writer sends only the latest state, and a drain over before its first write lands would
+    // (rightly) never show DrainInProgress=True.
+    pods: [{ name: "web-0", namespace: "shop", vm: VM, terminationGracePeriodSeconds: 4 }],
   });
   await start();
   const watch = watchConditions();
   const ev = sim.schedule({ eventType: "Reboot", resources: [VM], noticeSeconds: 900 });
+  await waitFor("draining", () => condition("DrainInProgress")?.status === "True", 15_000);
   await waitFor("drained", () => condition("Drained")?.status === "True", 15_000);
   const planned = condition("MaintenancePlanned");
   expect(planned).toMatchObject({ status: "True", reason: "ScheduledEvent" });

@@ -8,6 +8,7 @@ import {
   type Progress,
   verdict,
 } from "./evictions";
+import { stepsAside } from "./karpenter";
 import { cordonPatch } from "./marks";
 import { type KubernetesHookContext, patchDecided } from "./node";
 import type { NodeInfo } from "./objects";
@@ -45,6 +46,17 @@ export async function drainNode(
             detail: "no Kubernetes node has this VM's spec.providerID",
             output: "",
           };
+      }
+      // A Karpenter node's Spot signal, left to Karpenter by the operator's choice: no cordon.
+      const aside = c.spot
+        ? stepsAside(node, { EventType: c.spot.eventType }, c.spot.policy)
+        : undefined;
+      if (aside) {
+        log.info("kubernetes drain stepped aside for Karpenter", {
+          node: node.name,
+          eventId: c.eventId,
+        });
+        return { result: "succeeded", detail: aside, output: "" };
       }
       if (!cordoned) {
         const r = await patchDecided(api, node, (n) =>

@@ -121,6 +121,7 @@ export function kubernetesHooks(
       log: o.log,
       pollMs: o.pollMs ?? POLL_MS,
       gentle: payload.advisory ?? isAdvisory(payload.event),
+      spot: { eventType: payload.event.EventType, policy: options.karpenterSpot },
     };
     if (payload.hook === "drain") {
       const drained = await drainNode(c, options.excludeFromLoadBalancers);

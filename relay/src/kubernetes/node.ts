@@ -1,5 +1,6 @@
 import type { Clock, Result } from "@quiesce/protocol";
 import type { Logger } from "../log";
+import type { KarpenterSpot } from "../options";
 import { KubeRefused, type KubernetesApi } from "./client";
 import type { NodePatch } from "./marks";
 import { nodeOfVm } from "./names";
@@ -57,4 +58,6 @@ export interface KubernetesHookContext {
    * NotBefore). The deadline still ends the wait.
    */
   readonly gentle?: boolean;
+  /** The event's type and QUIESCE_KUBERNETES_KARPENTER_SPOT, for the drain to step aside. */
+  readonly spot?: { readonly eventType: string; readonly policy: KarpenterSpot };
 }
