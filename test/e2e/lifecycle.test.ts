@@ -1,3 +1,4 @@
+import { REBALANCE_API_VERSION as QUIESCE_IMDS_API_VERSION } from "@quiesce/protocol/imds";
 import {
   type E2eCluster,
   simEvent,
@@ -12,7 +13,7 @@ import {
   expectPlannedLifecycle,
   expectRecoveredAfterEnd,
 } from "@quiesce/testkit/lifecycle";
-import { lastEnd } from "@quiesce/testkit/markers";
+import { hookMarkers, lastEnd, type Markers } from "@quiesce/testkit/markers";
 import { waitFor } from "@quiesce/testkit/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -35,21 +36,29 @@ const topology = {
       scaleSetName: "vmss-api",
       vms: 3,
     },
-    // A Spot VM on its own: Preempt deletes it, so no later test may use it.
-    { kind: "standalone" as const, vms: ["spot-0"] },
+    // Spot VMs on their own. Preempt deletes spot-0, so no later test may use it.
+    { kind: "standalone" as const, vms: ["spot-0", "spot-1"] },
   ],
 };
+// spot-1's recommendation stands 20 s: long enough for a Freeze to be approved and end meanwhile.
+const SPOT_1 = { resources: ["spot-1"], durationInSeconds: 20, startedSeconds: 1 };
 
 describe("event lifecycle end to end", () => {
   let e: E2eCluster;
+  let spot: Markers; // spot-1's hooks' marker files, as VM "advised-spot-1" when told advisory
   beforeAll(async () => {
-    e = await startE2eCluster(topology, {
-      maxEventsInFlight: 4,
-      autoApprove: [{ name: "user-events", eventSources: ["User"] }],
-    });
+    spot = hookMarkers();
+    const hook = `[ "$QUIESCE_EVENT_ADVISORY" = true ] && QUIESCE_VM_NAME=advised-spot-1; ${spot.command}`;
+    const spot1 = { QUIESCE_DRAIN_COMMAND: hook, QUIESCE_RECOVER_COMMAND: hook };
+    e = await startE2eCluster(
+      topology,
+      { maxEventsInFlight: 4, autoApprove: [{ name: "user-events", eventSources: ["User"] }] },
+      { relaySettingsFor: (vm) => (vm === "spot-1" ? { ...spot1, QUIESCE_IMDS_API_VERSION } : {}) },
+    );
   });
   afterAll(async () => {
     await e?.stop();
+    spot?.remove();
   });
 
   it("approves a planned Freeze once, after every VM it names drained, and recovers them after it ends", async () => {
@@ -244,6 +253,27 @@ describe("event lifecycle end to end", () => {
     await waitForPhase(c, ev.eventId, ["Completed"], 30_000);
     expectPlannedLifecycle(c.fabric, markers, ev.eventId);
     expect(startRequestsFor(c.fabric, ev.eventId)[0]?.at.realMs).toBeGreaterThanOrEqual(releasedAt);
+  });
+
+  it("drains spot-1 as advisory for a Spot rebalance recommendation, never approves it and ends it Completed when it lapses; a Freeze of spot-1 meanwhile is approved once drained", async () => {
+    const { c } = e;
+    const rec = c.fabric.schedule({ ...SPOT_1, eventType: "SpotRebalanceRecommendation" });
+    const ran = (h: "drain" | "recover") => lastEnd(spot.runs(h, "advised-spot-1", rec.eventId));
+    await waitFor("spot-1 drained, told it is advisory", () => ran("drain"), 15_000);
+    const seen = await waitForPhase(c, rec.eventId, ["Observed"], 15_000);
+    expect(seen).toMatchObject({ advisory: true, approval: { approvedAt: null, lease: null } });
+    const freeze = c.fabric.schedule({ ...SPOT_1, eventType: "Freeze", durationInSeconds: 1 });
+    const frozen = await waitForPhase(c, freeze.eventId, ["Completed"], 30_000);
+    expect(frozen.approval.rule).toBe("allDrained");
+    expectPlannedLifecycle(c.fabric, spot, freeze.eventId); // its hooks told it is not advisory
+    const done = await waitForPhase(c, rec.eventId, ["Completed"], 30_000);
+    expect(done).toMatchObject({ advisory: true, approval: { approvedAt: null, rule: null } });
+    expect(startRequestsFor(c.fabric, rec.eventId)).toEqual([]);
+    const lapsedAt = simEvent(c.fabric, rec.eventId).removedAt?.realMs as number;
+    expect(startRequestsFor(c.fabric, freeze.eventId)[0]?.at.realMs).toBeLessThan(lapsedAt);
+    await waitFor("spot-1 recovered, told it is advisory", () => ran("recover"), 15_000);
+    expectRecoveredAfterEnd(c.fabric, spot, rec.eventId, ["advised-spot-1"]);
+    expect(spot.vmsThatRan("drain", rec.eventId)).toEqual(["advised-spot-1"]);
   });
 
   it("drains a Spot VM on its 30 s Preempt notice and approves at once; the deleted VM owes no recover", async () => {
