@@ -1,5 +1,5 @@
 import { isAdvisory, type ScheduledEvent } from "@quiesce/protocol/imds";
-import type { KarpenterSpot } from "../options";
+import { type KarpenterSpot, settingName } from "../options";
 import type { NodeInfo } from "./objects";
 
 /**
@@ -8,7 +8,7 @@ import type { NodeInfo } from "./objects";
  * pkg/apis/crds/karpenter.sh_nodepools.yaml), and on AKS it repairs a Spot node at once when the
  * node condition `PreemptionScheduled` turns True (toleration 0, pkg/cloudprovider/
  * cloudprovider.go, at 352646f), replacing it with its own drain. On such a node an operator
- * chooses (QUIESCE_KUBERNETES_KARPENTER_SPOT):
+ * chooses (the relay setting KUBERNETES_KARPENTER_SPOT):
  * - `coordinate` (the default): Quiesce drains as on any node, and Karpenter's repair, if its
  *   node agent reports the same Preempt, runs beside it;
  * - `stepAside`: for a Preempt or a rebalance recommendation Quiesce neither cordons nor evicts,
@@ -30,5 +30,5 @@ export function stepsAside(
 ): string | undefined {
   const nodePool = node.labels[NODEPOOL_LABEL];
   if (policy !== "stepAside" || nodePool === undefined || !SPOT_SIGNAL(event)) return undefined;
-  return `stepped aside: node ${node.name} is Karpenter's (${NODEPOOL_LABEL}=${nodePool}), which handles its ${event.EventType}; not cordoned, nothing evicted (QUIESCE_KUBERNETES_KARPENTER_SPOT=stepAside)`;
+  return `stepped aside: node ${node.name} is Karpenter's (${NODEPOOL_LABEL}=${nodePool}), which handles its ${event.EventType}; not cordoned, nothing evicted (${settingName("KUBERNETES_KARPENTER_SPOT")}=stepAside)`;
 }
