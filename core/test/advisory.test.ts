@@ -3,6 +3,7 @@ import { drained, published, report, scheduled } from "@quiesce/testkit/document
 import { describe, expect, it } from "vitest";
 import {
   applyPublished,
+  coverage,
   dueAcknowledges,
   dueAgentlessHooks,
   dueLoadBalancerActions,
@@ -128,6 +129,12 @@ describe("a published advisory event (Event Grid, Resource Graph)", () => {
     expect(s.state.events[key]?.lease).toBeNull();
     expect(dueAcknowledges(s.state, s.now)).toEqual([]);
     expect(dueAgentlessHooks(s.state, s.now, s.p)).toEqual([]);
+    // Nothing is owed to web-0 for it, so no "names VMs without a relay" alert either; a real
+    // event of the same VM still raises one.
+    expect(coverage(s.state, s.now, s.p).unregistered).toEqual([]);
+    const freeze = published("Scheduled", ["web-0"]);
+    s.state = applyPublished(s.state, freeze, s.now, s.p).state;
+    expect(coverage(s.state, s.now, s.p).unregistered.map((u) => u.vms)).toEqual([["web-0"]]);
     // Azure's Completed ends it, as it ends any published event.
     s.now += 1000;
     s.state = applyPublished(

@@ -1,5 +1,6 @@
 import type { Policy } from "@quiesce/protocol/policy";
 import { isEnded } from "../lifecycle/evaluate";
+import { isAdvisoryEvent } from "../model/eventTypes";
 import { type ClusterState, type Member, memberKey } from "../model/state";
 import { isLive } from "../rules/liveness";
 
@@ -100,7 +101,8 @@ export function coverage(state: ClusterState, now: number, policy: Policy): Cove
   }
   const unregistered: Coverage["unregistered"] = [];
   for (const e of Object.values(state.events)) {
-    if (isEnded(e)) continue;
+    // An advisory event owes its VMs nothing (no drain is awaited, nothing is approved).
+    if (isEnded(e) || isAdvisoryEvent(e)) continue;
     const vms = e.resources.filter((r) => !state.members[memberKey(r)]);
     if (vms.length > 0)
       unregistered.push({ eventId: e.eventId, eventKey: e.key, vms, since: e.firstSeenAt });
