@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { evict } from "./disruption";
-import { applyPatch } from "./patch";
+import { readNodePatch } from "./nodePatch";
 import { isAlive } from "./pods";
 import { renderList, renderNode, renderPod } from "./render";
 import { matches, parseFieldSelector, parseLabelSelector } from "./selectors";
-import { badRequest, conflict, invalid, notFound, ok, unsupportedMediaType } from "./status";
+import { badRequest, notFound, ok } from "./status";
 import type { KubeAnswer, KubeNode, KubePod, KubeWorld } from "./types";
 
 /**
@@ -127,7 +127,7 @@ const PatchedNode = z.looseObject({
   spec: z.looseObject({ unschedulable: z.boolean().optional() }),
 });
 
-/** The part of a node the stand-in lets a PATCH change; the rest must come back unchanged. */
+/** A node without what a PATCH of it may change; the rest must come back unchanged. */
 const modelled = (doc: unknown): string => {
   const d = structuredClone(doc) as {
     metadata?: Record<string, unknown>;
@@ -148,44 +148,19 @@ export function patchNode(
   contentType: string,
   text: string,
 ): { world: KubeWorld; answer: KubeAnswer } {
-  const node = world.nodes[name];
-  if (!node) return { world, answer: notFound("nodes", name) };
-  const before = renderNode(node);
-  const patched = applyPatch(before, contentType, text);
-  if (!patched.ok)
-    return {
-      world,
-      answer: patched.error.unsupported
-        ? unsupportedMediaType(patched.error.message)
-        : badRequest(patched.error.message),
-    };
-  const after = PatchedNode.safeParse(patched.value);
-  if (!after.success)
-    return {
-      world,
-      answer: invalid(
-        "nodes",
-        name,
-        after.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
-      ),
-    };
-  const rv = after.data.metadata.resourceVersion;
-  if (rv !== undefined && rv !== String(node.resourceVersion))
-    return { world, answer: conflict("nodes", name) };
-  if (modelled(patched.value) !== modelled(before))
-    return {
-      world,
-      answer: invalid(
-        "nodes",
-        name,
-        "the stand-in only lets a PATCH change metadata.labels, metadata.annotations and spec.unschedulable",
-      ),
-    };
+  const read = readNodePatch(world, name, contentType, text, {
+    schema: PatchedNode,
+    unmodelled: modelled,
+    onlyChanges:
+      "the stand-in only lets a PATCH change metadata.labels, metadata.annotations and spec.unschedulable",
+  });
+  if (!read.ok) return { world, answer: read.answer };
+  const { node, data } = read;
   const next: KubeNode = {
     ...node,
-    labels: after.data.metadata.labels ?? {},
-    annotations: after.data.metadata.annotations ?? {},
-    unschedulable: after.data.spec.unschedulable ?? false,
+    labels: data.metadata.labels ?? {},
+    annotations: data.metadata.annotations ?? {},
+    unschedulable: data.spec.unschedulable ?? false,
     resourceVersion: world.resourceVersion + 1,
   };
   const w = {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { applyPatch } from "./patch";
+import { readNodePatch } from "./nodePatch";
 import { READY, renderNode } from "./render";
-import { badRequest, conflict, invalid, notFound, ok, unsupportedMediaType } from "./status";
+import { invalid, ok } from "./status";
 import type { KubeAnswer, KubeNode, KubeNodeCondition, KubeWorld } from "./types";
 
 /**
@@ -58,27 +58,16 @@ export function patchNodeStatus(
   contentType: string,
   text: string,
 ): { world: KubeWorld; answer: KubeAnswer } {
-  const node = world.nodes[name];
-  if (!node) return { world, answer: notFound("nodes", name) };
-  const before = renderNode(node);
-  const patched = applyPatch(before, contentType, text, { "status.conditions": "type" });
-  if (!patched.ok)
-    return {
-      world,
-      answer: patched.error.unsupported
-        ? unsupportedMediaType(patched.error.message)
-        : badRequest(patched.error.message),
-    };
+  const read = readNodePatch(world, name, contentType, text, {
+    schema: Patched,
+    mergeKeys: { "status.conditions": "type" },
+    unmodelled,
+    onlyChanges: "the stand-in only lets a PATCH of nodes/status change status.conditions",
+  });
+  if (!read.ok) return { world, answer: read.answer };
+  const { node, data } = read;
   const refuse = (message: string) => ({ world, answer: invalid("nodes", name, message) });
-  const after = Patched.safeParse(patched.value);
-  if (!after.success)
-    return refuse(after.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
-  const rv = after.data.metadata.resourceVersion;
-  if (rv !== undefined && rv !== String(node.resourceVersion))
-    return { world, answer: conflict("nodes", name) };
-  if (unmodelled(patched.value) !== unmodelled(before))
-    return refuse("the stand-in only lets a PATCH of nodes/status change status.conditions");
-  const conditions = (after.data.status.conditions ?? []).map(pick);
+  const conditions = (data.status.conditions ?? []).map(pick);
   const types = conditions.map((c) => c.type);
   if (new Set(types).size !== types.length)
     return refuse("status.conditions: the stand-in keeps one condition of each type");
