@@ -3,6 +3,7 @@
 
 import { resourceGroupNames } from 'shared/control-plane.bicep'
 import * as events from 'shared/control-plane-events.bicep'
+import * as subs from 'shared/subscriptions.bicep'
 
 targetScope = 'subscription'
 
@@ -62,6 +63,8 @@ param alertActionGroupId string = ''
 // (an array from the environment needs azd 1.23.4 or later), and `az deployment -p name=a,b` works too.
 @description('Resource groups in this subscription, comma-separated (e.g. "rg-web,rg-lb"), holding the VMs, scale sets, availability sets and load balancers the coordinator may act on through Azure Resource Manager. Empty (the default): no role is created or granted, and the coordinator\'s control plane stays off (docs/control-plane.md).')
 param controlPlaneResourceGroups string = ''
+@description('Resource groups in OTHER subscriptions the coordinator may act on, as ids, comma-separated (/subscriptions/<id>/resourceGroups/<name>). Each subscription named gets its own "Quiesce control plane" role, assignable to and assigned on its named groups only, and, with controlPlaneEvents, its own system topic and event subscription. Needs controlPlaneResourceGroups. docs/control-plane.md, "Many subscriptions".')
+param controlPlaneSubscriptions string = ''
 
 // Scheduled events from the control plane: all PREVIEW in Azure, all off by default, none verified
 // against real Azure (docs/deploy.md, "Control-plane events (preview)"; docs/control-plane.md).
@@ -75,7 +78,7 @@ param controlPlaneEvents string = 'false'
 param resourceGraphIntervalSeconds int = 300
 @description('PREVIEW. Subscription ids the Resource Graph backstop queries, comma-separated; empty: those of the clusters\' VMs. Grant the coordinator read access in other subscriptions yourself (docs/deploy.md).')
 param resourceGraphSubscriptions string = ''
-@description('PREVIEW. Resource id of an existing Microsoft.ResourceNotifications.MaintenanceResources system topic of this subscription (Event Grid allows one per source, e.g. one already made for AKS, or by another Quiesce environment); empty: create one.')
+@description('PREVIEW. Resource id of an existing Microsoft.ResourceNotifications.MaintenanceResources system topic of this subscription (Event Grid allows one per source, e.g. one already made for AKS, or by another Quiesce environment); empty: create one. With controlPlaneSubscriptions, comma-separated, at most one per subscription.')
 param maintenanceTopicId string = ''
 @description('PREVIEW. Scale sets (resource ids, comma-separated) to opt into scheduledEventsPolicy (Event Grid and Resource Graph). Nothing is changed by the deployment: the output QUIESCE_SCHEDULED_EVENTS_COMMANDS lists the az commands to run.')
 param scheduledEventsScaleSets string = ''
@@ -100,6 +103,8 @@ var token = toLower(uniqueString(subscription().id, environmentName, location))
 var controlPlaneGroups = resourceGroupNames(controlPlaneResourceGroups)
 var controlPlane = !empty(controlPlaneGroups)
 // Refused, not ignored: the events need the control plane's groups for their role and settings.
+var otherGroupIds = subs.groupIds(controlPlaneSubscriptions)
+var otherSubscriptions = empty(otherGroupIds) || controlPlane ? subs.otherSubscriptions(otherGroupIds, subscription().subscriptionId) : fail('controlPlaneSubscriptions needs controlPlaneResourceGroups (at least one group in this subscription): the other subscriptions extend the control plane.')
 var eventsOn = controlPlaneEvents == 'true' ? (controlPlane ? true : fail('controlPlaneEvents needs controlPlaneResourceGroups (QUIESCE_CONTROL_PLANE_RESOURCE_GROUPS): the control-plane events extend the control plane.')) : false
 var scheduledEventsScaleSetIds = events.computeIds(scheduledEventsScaleSets, 'virtualMachineScaleSets')
 var scheduledEventsAvailabilitySetIds = events.computeIds(scheduledEventsAvailabilitySets, 'availabilitySets')
@@ -177,6 +182,19 @@ module controlPlaneAccess 'core/control-plane-access.bicep' = [
   }
 ]
 
+// The same access in each other subscription named (core/control-plane-subscription.bicep).
+module otherSubscriptionAccess 'core/control-plane-subscription.bicep' = [
+  for sub in otherSubscriptions: {
+    name: take('quiesce-subscription-${environmentName}', 64)
+    scope: subscription(sub)
+    params: {
+      environmentName: environmentName
+      resourceGroupNames: subs.groupsIn(otherGroupIds, sub)
+      appPrincipalId: identity.outputs.principalId
+    }
+  }
+]
+
 module keyVault 'core/key-vault.bicep' = {
   name: 'key-vault'
   scope: rg
@@ -225,6 +243,7 @@ module coordinator 'core/function-app.bicep' = {
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
     controlPlane: controlPlane
+    subscriptions: subs.servedSubscriptions(subscription().subscriptionId, otherSubscriptions)
     controlPlaneEvents: eventsOn
     resourceGraphIntervalSeconds: resourceGraphIntervalSeconds
     resourceGraphSubscriptions: join(map(events.commaList(resourceGraphSubscriptions), id => toLower(id)), ',')
@@ -237,7 +256,7 @@ module coordinator 'core/function-app.bicep' = {
     }
   }
   // The host starts with its identity: give it its roles first.
-  dependsOn: [roles, controlPlaneAccess]
+  dependsOn: [roles, controlPlaneAccess, otherSubscriptionAccess]
 }
 
 // PREVIEW: topic, event subscription to the deployed maintenanceEvents function, Resource Graph
@@ -250,10 +269,28 @@ module controlPlaneEventsDelivery 'core/control-plane-events.bicep' = if (events
     appPrincipalId: identity.outputs.principalId
     coordinatorResourceGroup: rg.name
     functionAppId: coordinator.outputs.functionAppId
-    maintenanceTopicId: maintenanceTopicId
+    maintenanceTopicId: subs.topicsOutside(maintenanceTopicId, otherSubscriptions)
     tags: tags
   }
 }
+
+// PREVIEW: each other subscription's own system topic (in its first named group, or the existing one
+// maintenanceTopicId names there), event subscription to the same function, and Resource Graph role.
+module otherSubscriptionEvents 'core/control-plane-events.bicep' = [
+  for sub in (eventsOn ? otherSubscriptions : []): {
+    name: take('quiesce-subscription-events-${environmentName}', 64)
+    scope: subscription(sub)
+    params: {
+      environmentName: environmentName
+      resourceGroupNames: subs.groupsIn(otherGroupIds, sub)
+      appPrincipalId: identity.outputs.principalId
+      coordinatorResourceGroup: subs.groupsIn(otherGroupIds, sub)[0]
+      functionAppId: coordinator.outputs.functionAppId
+      maintenanceTopicId: subs.topicIn(maintenanceTopicId, sub)
+      tags: tags
+    }
+  }
+]
 
 // azd stores these in the environment (.azure/<env>/.env); the relay scripts read them.
 output AZURE_LOCATION string = location

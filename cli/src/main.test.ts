@@ -201,6 +201,8 @@ describe("quiesce and an advisory event (a Spot rebalance recommendation)", () =
     blockers: [],
     drained: [],
     gates: [],
+    maintenanceWindow: null,
+    changeRecord: null,
   };
   const page = { ...STATUS, events: [rebalance] };
 

@@ -30,8 +30,22 @@ function summaryLines(c: ClusterSummary): string[] {
     `cluster ${c.cluster}: ${c.liveMembers}/${c.memberCount} relays live, ${c.activeEventCount} active event(s)`,
   ];
   for (const g of c.groups)
-    lines.push(`  ${g.kind}${g.name ? ` ${g.name}` : ""}: ${g.liveMembers}/${g.memberCount} live`);
+    lines.push(
+      `  ${g.kind}${g.name ? ` ${g.name}` : ""}: ${g.liveMembers}/${g.memberCount} live${approvalText(g.controlPlaneApproval)}`,
+    );
   return lines;
+}
+
+/**
+ * Whether Azure offers approval through ARM where the group runs, since when and how it was
+ * learnt (docs/control-plane.md, "Where Azure offers approval"); nothing without the control plane.
+ */
+export function approvalText(a: ClusterSummary["groups"][number]["controlPlaneApproval"]): string {
+  if (!a) return "";
+  const relies = a.relies ? ", relied on" : "";
+  if (a.availability === "unknown") return `; control-plane approval unknown${relies}`;
+  const what = a.availability === "available" ? "available" : "NOT available";
+  return `; control-plane approval ${what} in ${a.region} since ${a.since} (${a.how}: ${a.detail})${relies}${a.relies && a.availability === "notAvailable" ? " !" : ""}`;
 }
 
 const more = (token: string | null) =>
@@ -77,6 +91,7 @@ export function renderEventDetail(d: EventDetail): string {
   if (d.drained.length > 0) lines.push(`  drained    ${d.drained.join(", ")}`);
   const a = d.approval;
   if (a.rule) lines.push(`  rule       ${a.rule}`);
+  if (d.maintenanceWindow) lines.push(`  window     ${d.maintenanceWindow}`);
   if (a.lease) lines.push(`  lease      ${a.lease.holder} until ${a.lease.expiresAt}`);
   if (a.approvedBy)
     lines.push(

@@ -5,6 +5,15 @@ export {
   PROOF_RETRY_MS,
   type ProofOutcome,
 } from "./attestation/attestation";
+export {
+  CHANGE_RECORD_MAX_ATTEMPTS,
+  type ChangeRecordAction,
+  type ChangeRecordOutcome,
+  changeRecordOutcome,
+  claimChangeRecord,
+  dueChangeRecords,
+  recordChangeRecord,
+} from "./lifecycle/changeRecords";
 export { needsClusterEvents } from "./lifecycle/clusterEvents";
 export { isEnded } from "./lifecycle/evaluate";
 export {
@@ -18,6 +27,11 @@ export {
   MemberAttestation,
   UnboundReports,
 } from "./model/attestationState";
+export {
+  CHANGE_RECORD_OUTCOMES,
+  CHANGE_RECORD_STEPS,
+  ChangeRecordState,
+} from "./model/changeRecordState";
 export { advisoryNote, DELETES_VMS, isAdvisoryEvent } from "./model/eventTypes";
 export { PUBLISHED_RANK, PublishedView } from "./model/publishedView";
 export {
@@ -116,9 +130,22 @@ export {
   type GateVerdict,
   gatesPass,
   groupOf,
+  hasGates,
   liveRelaysVerdicts,
   NO_GATES,
+  policyGates,
 } from "./rules/gates";
+export {
+  type CancelDecision,
+  configurationName,
+  conflictingEvents,
+  decidePatchRunCancel,
+  guestPatchingVerdict,
+  inMaintenance,
+  type PatchRunView,
+  runHolds,
+  runName,
+} from "./rules/guestPatching";
 export { isLive, isLiveForEvent, livenessGranularityMs, livenessTimeoutMs } from "./rules/liveness";
 export {
   dueLoadBalancerActions,
@@ -129,6 +156,13 @@ export {
   settleLoadBalancerSteps,
 } from "./rules/loadBalancer";
 export {
+  decideWindow,
+  describeWindow,
+  isDeferred,
+  type WindowDecision,
+  type WindowEvent,
+} from "./rules/maintenanceWindow";
+export {
   applyResourceView,
   guardOf,
   type ResourceChange,
@@ -137,6 +171,7 @@ export {
 export { reportScope } from "./rules/scope";
 export { type StartedFirstCause, startedFirstCause } from "./rules/startedFirst";
 export { changesNothing } from "./rules/unchanged";
+export { deferredUntil, drainStartAt, eventWindow, windowNote } from "./rules/windowDeferral";
 export {
   type Coverage,
   type CoveredGroupKind,

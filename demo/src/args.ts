@@ -4,7 +4,7 @@ import { argProblem } from "@quiesce/protocol";
 
 export const USAGE = `npm start [-- --scenario NAME|FILE] [--time-scale N] [--port N] [--exit | --stay]
 
-  --scenario NAME   play demo/scenarios/NAME.json (default, control-plane, drain-failure)
+  --scenario NAME   play demo/scenarios/NAME.json (default, control-plane, drain-failure, maintenance-windows)
   --scenario FILE   play this scenario file (default: demo/scenarios/default.json; format in README)
   --time-scale N    simulated seconds per real second (overrides the scenario's)
   --port N          coordinator port (default 7071; 0 picks a free one)

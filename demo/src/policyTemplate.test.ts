@@ -44,8 +44,23 @@ describe("policy placeholders", () => {
     expect(
       placeholderProblems({ a: ["{{fabricUrl}}", "{x}", { b: "{{nope}} {{resourceGroupId}}" }] }),
     ).toEqual([
-      "a.2.b: unknown placeholder {{nope}} (known: {{fabricUrl}}, {{resourceGroupId}}, {{hookServiceUrl}})",
+      "a.2.b: unknown placeholder {{nope}} (known: {{fabricUrl}}, {{resourceGroupId}}, {{hookServiceUrl}}, {{windowDay:+S}}, {{windowTime:+S}})",
     ]);
     expect(placeholderProblems(undefined)).toEqual([]);
+  });
+
+  it("tells a maintenance window relative to the start: the first whole UTC minute that far after it", () => {
+    const startedAt = Date.parse("2026-06-07T23:58:30Z"); // a Sunday
+    const w = {
+      days: ["{{windowDay:+65}}"],
+      start: "{{windowTime:+65}}",
+      end: "{{windowTime:+900}}",
+    };
+    expect(fillPolicy(w, { ...values, startedAt })).toEqual({
+      days: ["Mon"],
+      start: "00:00",
+      end: "00:14",
+    });
+    expect(placeholderProblems(w)).toEqual([]);
   });
 });

@@ -47,6 +47,29 @@ describe("QUIESCE_CONTROL_PLANE", () => {
     ).toHaveLength(1);
   });
 
+  it("refuses, naming each, a patch-run cancel and alert processing rules while off", () => {
+    const config =
+      "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Maintenance/maintenanceConfigurations/patch";
+    const rule =
+      "/subscriptions/s/resourceGroups/rg/providers/Microsoft.AlertsManagement/actionRules/quiet";
+    const both = {
+      guestPatching: { maintenanceConfigurations: [config], whileEventActive: "cancel" },
+      maintenanceSignal: { alertProcessingRules: [rule] },
+    };
+    expect(() => loadCoordinatorSettings({ ...base, ...policy(both) })).toThrow(
+      /uses guestPatching.whileEventActive cancel, maintenanceSignal.alertProcessingRules, which act through Azure Resource Manager/,
+    );
+    // Holding approvals during a run needs only the Event Grid deliveries, not ARM.
+    const hold = {
+      guestPatching: { maintenanceConfigurations: [config], holdApprovalsDuringPatching: true },
+    };
+    expect(loadCoordinatorSettings({ ...base, ...policy(hold) }).QUIESCE_CONTROL_PLANE).toBe(false);
+    expect(
+      loadCoordinatorSettings({ ...base, QUIESCE_CONTROL_PLANE: "1", ...policy(both) })
+        .QUIESCE_POLICY.default.maintenanceSignal.alertProcessingRules,
+    ).toEqual([rule]);
+  });
+
   it("refuses an HTTP gate to a plain-http address other than loopback", () => {
     const gate = { gates: [{ kind: "http", name: "h", url: "http://10.0.0.4/health" }] };
     expect(() => loadCoordinatorSettings({ ...base, ...policy(gate) })).toThrow(/must be https/);

@@ -15,7 +15,10 @@ import {
   PolicySet,
 } from "@quiesce/protocol/policy";
 import { z } from "zod";
+import { armUses } from "./configArmUses";
+import { changeSafetySettings, checkChangeSafety } from "./configChangeSafety";
 import * as events from "./configPublished";
+import { subscriptionProblems, subscriptionSettings } from "./configSubscriptions";
 import { json, SharedRelayIdentities, TimerSchedule } from "./configValues";
 import { StorageConnectionString } from "./storageConnection";
 
@@ -139,6 +142,8 @@ const common = {
   /** Log every report at debug level. */
   QUIESCE_DEBUG: BooleanText.default(false),
   ...events.publishedEventSettings,
+  ...changeSafetySettings,
+  ...subscriptionSettings,
 };
 
 const required = (mode: string) => `required when QUIESCE_AUTH_MODE=${mode}`;
@@ -188,6 +193,7 @@ export const CoordinatorSettings = z
         message: "set exactly one of QUIESCE_STORAGE_CONNECTION_STRING and QUIESCE_TABLE_ENDPOINT",
       });
     }
+    checkChangeSafety(s, ctx);
     if (!s.QUIESCE_WEBHOOK_URL !== !s.QUIESCE_WEBHOOK_SECRET)
       ctx.addIssue({
         code: "custom",
@@ -197,10 +203,7 @@ export const CoordinatorSettings = z
     // Refinements run even when a field failed to parse: only a parsed policy is looked at.
     if (!s.QUIESCE_CONTROL_PLANE && s.QUIESCE_POLICY?.clusters instanceof Map)
       for (const [name, p] of events.allPolicies(s.QUIESCE_POLICY)) {
-        const needs = [
-          ...(p.loadBalancerDrain.enabled ? ["loadBalancerDrain"] : []),
-          ...p.gates.filter((g) => g.kind === "alertRule").map((g) => `gate ${g.name}`),
-        ];
+        const needs = armUses(p);
         if (needs.length > 0)
           ctx.addIssue({
             code: "custom",
@@ -208,8 +211,11 @@ export const CoordinatorSettings = z
             message: `${name} uses ${needs.join(", ")}, which act through Azure Resource Manager: set QUIESCE_CONTROL_PLANE=true (and grant its role, docs/control-plane.md) or remove them`,
           });
       }
-    if (s.QUIESCE_POLICY?.clusters instanceof Map)
+    if (s.QUIESCE_POLICY?.clusters instanceof Map) {
       events.checkPublishedEvents(s, ctx, events.allPolicies(s.QUIESCE_POLICY));
+      for (const message of subscriptionProblems(s, events.allPolicies(s.QUIESCE_POLICY)))
+        ctx.addIssue({ code: "custom", path: ["QUIESCE_SUBSCRIPTIONS"], message });
+    }
     if (!s.QUIESCE_CONTROL_PLANE && s.QUIESCE_POLICY?.clusters instanceof Map) {
       const requiring = [...events.allPolicies(s.QUIESCE_POLICY)]
         .filter(([, p]) => (p.attestation ?? s.QUIESCE_ATTESTATION) === "require")

@@ -11,8 +11,13 @@ import {
 import type { CoordinatorSettings } from "./config";
 import { ControlPlane } from "./controlPlane";
 import { createArmPorts } from "./controlPlane/armPorts";
+import { createChangeRecordPorts } from "./controlPlane/changeRecordPorts";
+import { openRegionWatch } from "./controlPlane/openRegionWatch";
+import { openPatchRunTable } from "./guestPatching/runTable";
+import { GuestPatchingRuns } from "./guestPatching/service";
 import { createHandlers, type HandlerDeps, type Handlers } from "./handlers";
 import { appLogger } from "./log";
+import { syncMaintenanceSignal } from "./maintenanceSignal/sync";
 import { DEFAULT_BACKOFF } from "./notify/backoff";
 import { Notifier } from "./notify/notifier";
 import { Outbox } from "./notify/outbox";
@@ -64,9 +69,10 @@ export async function createCoordinator(
   const log = opts.log ?? appLogger();
   const store = openStore(options.store, clock, telemetry.table);
   const outbox = new Outbox(openOutboxTable(options.store, telemetry.table));
+  const patchRuns = openPatchRunTable(options.store, telemetry.table);
   // One pooled keep-alive Agent for every outbound call: webhooks, ARM, HTTP gates.
   const dispatcher = createPooledAgent();
-  await Promise.all([store.init(), outbox.init()]);
+  await Promise.all([store.init(), outbox.init(), patchRuns.init()]);
   const { deadlineMs, statusPageUrl, ...sinks } = options.notify;
   const notifier = new Notifier({
     outbox,
@@ -93,9 +99,32 @@ export async function createCoordinator(
         ...(opts.random ? { random: opts.random } : {}),
       })
     : null;
+  const policies = policiesFrom(settings);
+  const regions = arm
+    ? await openRegionWatch(arm, options, { clock, telemetry, notifier, policies, log })
+    : null;
+  const guestPatching = new GuestPatchingRuns({
+    runs: patchRuns,
+    store,
+    policies,
+    clock,
+    arm,
+    log,
+    notifier,
+  });
+  const changeRecords = arm ? createChangeRecordPorts(arm, options.changeSafety) : null;
   const controlPlane = new ControlPlane(
-    { store, clock, telemetry, notifier, log, ...(opts.retry ? { retry: opts.retry } : {}) },
-    arm ? createArmPorts(arm) : null,
+    {
+      store,
+      clock,
+      telemetry,
+      notifier,
+      log,
+      ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(regions ? { regions } : {}),
+      ...(changeRecords ? { changeRecords } : {}),
+    },
+    arm ? createArmPorts(arm, { policyToken: options.changeSafety.policyToken }) : null,
     (gate) =>
       probeHttp(
         {
@@ -107,6 +136,7 @@ export async function createCoordinator(
         { credential, dispatcher },
       ),
     (hook, vmName, payload) => callHook(hook, vmName, payload, { credential, dispatcher }),
+    (g) => guestPatching.verdict(g),
   );
   let attestor: Attestor | null = null;
   if (arm) {
@@ -130,7 +160,10 @@ export async function createCoordinator(
       ...identityResolverFor(options, opts.identityResolver),
     }),
     options,
-    policies: policiesFrom(settings),
+    policies,
+    guestPatching,
+    maintenanceSignal: (ticked, log, skipped) =>
+      syncMaintenanceSignal({ policies, gauges: telemetry.maintenance, arm }, ticked, log, skipped),
     clock,
     refusedReports: new RefusedReports(clock.now()),
     log,

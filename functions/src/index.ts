@@ -18,6 +18,7 @@ export {
   verifySignature,
   type WebhookReceiver,
 } from "./local/webhookReceiver";
+export { controlPlaneUnavailableNotification } from "./notify/controlPlaneDue";
 export { coverageNotifications } from "./notify/coverageDue";
 export { eventNotifications, imdsNotification, type Notification } from "./notify/due";
 export { Sinks } from "./notify/sinks";

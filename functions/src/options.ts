@@ -5,6 +5,7 @@ import {
   policyFor,
 } from "@quiesce/protocol/policy";
 import type { COORDINATOR_SETTING_FIELDS, CoordinatorSettings } from "./config";
+import { type ChangeSafetyOptions, changeSafetyOptions } from "./configChangeSafety";
 
 /**
  * The coordinator's settings as the code uses them: typed, in the units the code counts in
@@ -102,8 +103,10 @@ export interface ControlPlaneEventOptions {
   eventGridKey: string | null;
   /** The backstop runs at most this often per instance; 0: never. */
   resourceGraphIntervalMs: number;
-  /** Subscriptions the backstop queries; empty: those the claims name. */
+  /** Subscriptions the backstop queries; empty: those the claims name, and `subscriptions`. */
   resourceGraphSubscriptions: readonly string[];
+  /** Every subscription the deployment serves (QUIESCE_SUBSCRIPTIONS); empty: not named. */
+  subscriptions: readonly string[];
 }
 
 export interface CoordinatorOptions {
@@ -121,6 +124,8 @@ export interface CoordinatorOptions {
   debug: boolean;
   /** The control plane (ARM) is on; null `arm` otherwise. */
   arm: ArmOptions | null;
+  /** Azure Change Safety: policy tokens on ARM writes, change records per event (both off by default). */
+  changeSafety: ChangeSafetyOptions;
   /** Shared relay identities (lower-case resource id) and the scale sets each may report for. */
   sharedRelayIdentities: ReadonlyMap<string, readonly string[]>;
   attestation: AttestationDefaults;
@@ -157,6 +162,7 @@ export function optionsFrom(s: CoordinatorSettings): CoordinatorOptions {
     arm: s.QUIESCE_CONTROL_PLANE
       ? { endpoint: s.QUIESCE_ARM_ENDPOINT, ...optional("audience", s.QUIESCE_ARM_AUDIENCE) }
       : null,
+    changeSafety: changeSafetyOptions(s.QUIESCE_CHANGE_SAFETY),
     sharedRelayIdentities: s.QUIESCE_SHARED_RELAY_IDENTITIES,
     attestation: {
       available: s.QUIESCE_CONTROL_PLANE,
@@ -183,6 +189,7 @@ export function optionsFrom(s: CoordinatorSettings): CoordinatorOptions {
       eventGridKey: s.QUIESCE_EVENT_GRID_KEY ?? null,
       resourceGraphIntervalMs: s.QUIESCE_RESOURCE_GRAPH_INTERVAL_SECONDS * SECOND_MS,
       resourceGraphSubscriptions: s.QUIESCE_RESOURCE_GRAPH_SUBSCRIPTIONS,
+      subscriptions: s.QUIESCE_SUBSCRIPTIONS,
     },
     sweepSchedule: s.QUIESCE_SWEEP_SCHEDULE,
     store: {

@@ -42,6 +42,8 @@ param notificationSinks { teams: bool, slack: bool, webhookUrl: bool, webhookSec
 
 @description('Turn on the coordinator\'s Azure Resource Manager client (QUIESCE_CONTROL_PLANE): only when main.bicep granted the "Quiesce control plane" role on at least one resource group.')
 param controlPlane bool = false
+@description('Every subscription the deployment serves, comma-separated (QUIESCE_SUBSCRIPTIONS: main.bicep, controlPlaneSubscriptions); empty: not set.')
+param subscriptions string = ''
 
 @description('PREVIEW. Accept Event Grid deliveries of scheduled events and run the Resource Graph backstop (QUIESCE_CONTROL_PLANE_EVENTS): only with controlPlane, when main.bicep deployed the event subscription (core/control-plane-events.bicep).')
 param controlPlaneEvents bool = false
@@ -96,6 +98,9 @@ var controlPlaneSettings = controlPlane
     }
   : {}
 
+// Many subscriptions (main.bicep, controlPlaneSubscriptions): every one the deployment serves.
+var subscriptionSettings = controlPlane && !empty(subscriptions) ? { QUIESCE_SUBSCRIPTIONS: subscriptions } : {}
+
 // Scheduled events from the control plane (PREVIEW in Azure; docs/control-plane.md): on only with
 // the control plane and the event subscription main.bicep deploys with it. Absent otherwise.
 var controlPlaneEventsSettings = !(controlPlane && controlPlaneEvents) ? {} : union(
@@ -121,7 +126,8 @@ var coordinatorSettings = union(
   },
   empty(policyJson) ? {} : { QUIESCE_POLICY: policyJson },
   controlPlaneSettings,
-  controlPlaneEventsSettings
+  controlPlaneEventsSettings,
+  subscriptionSettings
 )
 
 // The Functions host's own settings: identity-based AzureWebJobsStorage (no connection string,

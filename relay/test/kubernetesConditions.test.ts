@@ -85,7 +85,13 @@ function watchConditions(): { seen: string[]; stop: () => void } {
   };
   const t = setInterval(sample, 5);
   // A last sample at the stop: the state a waitFor has just seen may be newer than the last tick.
-  return { seen, stop: () => (clearInterval(t), sample()) };
+  return {
+    seen,
+    stop: () => {
+      clearInterval(t);
+      return sample();
+    },
+  };
 }
 
 async function admin(path: string, body: unknown): Promise<number> {

@@ -7,6 +7,7 @@ import {
   tick,
 } from "@quiesce/core";
 import {
+  controlPlaneUnavailableNotification,
   coverageNotifications,
   eventNotifications,
   imdsNotification,
@@ -38,6 +39,7 @@ import {
   withoutJoiners,
 } from "@quiesce/testkit/notifications";
 import { describe, expect, it } from "vitest";
+import { patchRunNotification } from "../../functions/src/guestPatching/notification";
 
 /**
  * Issue 21: what relays, hooks and Azure write reaches Slack and Teams as text. Hostile event
@@ -139,6 +141,29 @@ function everyKind(): Notification[] {
   const imds = { failuresInARow: 3, since: new Date(T0).toISOString(), lastError: HOSTILE_TEXT };
   const n = imdsNotification("web", HOSTILE_VM, imds, policy);
   if (n) due.set(n.key, n);
+  // A group (named by its relays' IMDS) relying on ARM approval where Azure does not offer it.
+  const support = { region: "westeurope", availability: "notAvailable" as const, since: T0 };
+  const cp = controlPlaneUnavailableNotification(
+    "web",
+    { kind: "placementGroup", name: HOSTILE_TEXT, because: "noLiveRelay" },
+    { ...support, checkedAt: T0, how: "probe", detail: "405 NotImplemented" },
+    policy,
+  );
+  if (cp) due.set(cp.key, cp);
+  // An Update Manager run that could not be cancelled, with Azure's words in it.
+  const gp = patchRunNotification(
+    "web",
+    {
+      correlationId: `/x/applyupdates/${HOSTILE_TEXT}`,
+      maintenanceConfigurationId: HOSTILE_TEXT,
+      startAt: T0,
+    },
+    { state: "failed", reason: HOSTILE_TEXT, detail: HOSTILE_TEXT },
+    [a],
+    T0,
+    policy,
+  );
+  if (gp) due.set(gp.key, gp);
   return [...due.values()];
 }
 

@@ -167,6 +167,14 @@ describe("no secret reaches a log, the status API, history, a notification or th
         QUIESCE_SLACK_WEBHOOK_URL: `${sinks.url}/services/T000/B000/${secret("slack")}`,
         QUIESCE_WEBHOOK_URL: `${sinks.url}/webhook?code=${secret("webhook-code")}`,
         QUIESCE_WEBHOOK_SECRET: secret("webhook-hmac"),
+        // Every ARM write carries an Azure Policy token (the simulator's are canaries), and the
+        // event gets a change record: its PUT is such a write (docs/security.md).
+        QUIESCE_CHANGE_SAFETY: JSON.stringify({
+          policyToken: true,
+          changeRecords: {
+            scope: "/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/quiesce-sim",
+          },
+        }),
       },
       relaySettings: { QUIESCE_HOOK_TIMEOUT_SECONDS: 3, QUIESCE_HOOK_SAFETY_MARGIN_SECONDS: 0 },
       relaySettingsFor: (vm) =>
@@ -196,6 +204,10 @@ describe("no secret reaches a log, the status API, history, a notification or th
   it("finds the canary in no output channel after a drain that fails at every step", async () => {
     if (!e) throw new Error("the cluster starts in beforeAll");
     const { c } = e;
+    c.fabric.arm.setChangeSafety({
+      missingTokenAction: "Deny",
+      tokenPrefix: secret("policy-token"),
+    });
     const eventId = c.fabric.schedule({
       eventType: "Reboot",
       resources: ["canary-0", "canary-1", "canary-2", "canary-3", "canary-4"],
@@ -210,7 +222,10 @@ describe("no secret reaches a log, the status API, history, a notification or th
         const slackDropped = [...consoleLines, ...coordinatorLines].some((l) =>
           l.includes("dropped after"),
         );
-        return d && failed.length >= 5 && sinks.bodies.length >= 3 && slackDropped ? d : null;
+        const recorded = c.fabric.arm.changeSafety().records.length > 0;
+        return d && failed.length >= 5 && sinks.bodies.length >= 3 && slackDropped && recorded
+          ? d
+          : null;
       },
       25_000,
       200,
@@ -240,7 +255,11 @@ describe("no secret reaches a log, the status API, history, a notification or th
     expect(why("canary-4")).toContain("HTTP 500");
     // The coordinator's own bearer tokens are secrets too: the hook received them.
     expect(sinks.bearers.length).toBeGreaterThan(0);
-    const secrets = [CANARY, ...new Set(sinks.bearers)];
+    // The policy tokens the coordinator was issued, and used: its change record went through Deny.
+    const policyTokens = c.fabric.arm.changeSafety().tokens;
+    expect(policyTokens.length).toBeGreaterThan(0);
+    expect(c.fabric.arm.changeSafety().guarded.length).toBeGreaterThan(0);
+    const secrets = [CANARY, ...new Set(sinks.bearers), ...policyTokens];
     const leaks = Object.entries(channels)
       .flatMap(([name, text]) => secrets.map((s) => [name, text, s] as const))
       .filter(([, text, s]) => text.includes(s))

@@ -16,7 +16,7 @@ import {
   controlPlaneLeaseExpired,
   controlPlaneWanted,
 } from "../rules/controlPlane";
-import { checkGates, type EvaluationInputs } from "../rules/gates";
+import { checkGates, type EvaluationInputs, hasGates } from "../rules/gates";
 import { nextPhase, recoversOwed } from "../rules/phase";
 import { type Candidate, electable, tryElect } from "./elect";
 
@@ -125,7 +125,7 @@ export function evaluateEvent(
   }
   // What gates hold a Ready event, kept on the record for status and history; only a round that
   // evaluated them (inputs.gates) may change it.
-  if (next === "Ready" && inputs.gates && policy.gates.length > 0) {
+  if (next === "Ready" && inputs.gates && hasGates(policy)) {
     const failing = checkGates(state, e, now, policy, inputs).failing;
     if (!sameGates(e.gates?.failing ?? [], failing)) {
       if (failing.length > 0) note(e.phase, `waiting for gate(s): ${describeGates(failing)}`);

@@ -13,6 +13,11 @@ export type AcknowledgeRefusalKind =
   | "notSupportedInRegion"
   /** 400: the request itself is wrong (resource type, event id, api-version). */
   | "badRequest"
+  /**
+   * 403 RequestDisallowedByPolicy, or a policy token refused (PolicyTokenRefused): Azure Policy
+   * (a Change Safety policy, docs/control-plane.md) will not let this write through now.
+   */
+  | "deniedByPolicy"
   /** 401, 403: the app's identity may not acknowledge on that scope. */
   | "notAuthorized"
   /** 404 with any other code: the resource named as the scope does not exist. */
@@ -37,6 +42,15 @@ const NOT_FOUND_CODES = new Set(["invalidscheduledeventid", "notfound"]);
 export function acknowledgeRefusal(failure: { status: number; code: string }): AcknowledgeRefusal {
   const { status } = failure;
   const code = failure.code.toLowerCase();
+  if (code === "requestdisallowedbypolicy" || code === "policytokenrefused")
+    return {
+      kind: "deniedByPolicy",
+      // A policy that denies (a change freeze, a missing change reference) will not change its
+      // mind within the notice; NotBefore stays the backstop.
+      giveUp: true,
+      meaning:
+        'Azure Policy refused the write (a Change Safety policy: the policy token is missing or was refused; see docs/control-plane.md "Change Safety")',
+    };
   if (status === 405 || code === "notimplemented")
     return {
       kind: "notSupportedInRegion",

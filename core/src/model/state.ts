@@ -4,6 +4,7 @@ import { HookRun } from "@quiesce/protocol/relay";
 import { PHASES, type Phase } from "@quiesce/protocol/status";
 import { z } from "zod";
 import { MemberAttestation } from "./attestationState";
+import { ChangeRecordState } from "./changeRecordState";
 import { PublishedView } from "./publishedView";
 
 /**
@@ -206,6 +207,8 @@ export const EventRecord = z.object({
   gateOverrides: z.array(GateOverride).optional(),
   /** What Event Grid or Resource Graph last said of it (publishedView.ts); absent: nothing. */
   published: PublishedView.optional(),
+  /** Its Azure Change Safety change record (changeRecordState.ts); absent: none. */
+  changeRecord: ChangeRecordState.optional(),
 });
 export type EventRecord = z.infer<typeof EventRecord>;
 

@@ -47,6 +47,8 @@ export interface Explanation {
   drained: string[];
   /** Gates failing at their last evaluation (policy gates), while the event is Ready. */
   gates: FailingGate[];
+  /** Which maintenance-window rule applied (rules/maintenanceWindow.ts), also once it passed; null: no windows. */
+  maintenanceWindow: string | null;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from "../model/state";
 import { agentlessVms } from "../rules/agentlessVms";
 import type { EvaluationInputs } from "../rules/gates";
+import { deferredUntil } from "../rules/windowDeferral";
 
 /**
  * Agentless VMs (agentlessVms.ts): the coordinator runs the hooks a relay would, from storage,
@@ -75,10 +76,12 @@ export function dueAgentlessHooks(
   const out: AgentlessRun[] = [];
   for (const e of Object.values(state.events)) {
     if (isEnded(e)) continue;
+    // A maintenance window defers the coordinator's drains as it does a relay's.
+    const deferred = deferredUntil(e, now, policy) !== null;
     for (const vm of agentlessVms(state, e, policy)) {
       const row = state.readiness[e.key]?.[memberKey(vm)];
       for (const hook of ["drain", "recover"] as const) {
-        if (!wants(e, row, hook)) continue;
+        if (!wants(e, row, hook) || (hook === "drain" && deferred)) continue;
         const attempt = dueAttempt(row?.[hook] ?? null, now, policy, hook);
         if (attempt === null) continue;
         const deadline = now + timeoutMs(policy, hook) + CLAIM_GRACE_MS;

@@ -1,5 +1,5 @@
 import { withEntry } from "@quiesce/protocol";
-import type { Policy } from "@quiesce/protocol/policy";
+import { gateNames, type Policy } from "@quiesce/protocol/policy";
 import { evaluateEvent, isEnded } from "../lifecycle/evaluate";
 import { isAdvisoryEvent } from "../model/eventTypes";
 import type { ClusterState, EventRecord, OperatorOverride, Transition } from "../model/state";
@@ -119,9 +119,9 @@ export function applyOperatorAction(
       break;
     }
     case "forceGate": {
-      if (!policy.gates.some((g) => g.name === action.gate))
+      if (!gateNames(policy).includes(action.gate))
         throw new OperatorActionError(
-          `cluster ${state.cluster} has no gate named ${action.gate} (its policy's gates: ${policy.gates.map((g) => g.name).join(", ") || "none"})`,
+          `cluster ${state.cluster} has no gate named ${action.gate} (its policy's gates: ${gateNames(policy).join(", ") || "none"})`,
           "notFound",
         );
       const expiresAt = now + action.ttlSeconds * 1000;

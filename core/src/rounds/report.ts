@@ -6,7 +6,6 @@ import type { Candidate } from "../lifecycle/elect";
 import { evaluateAll } from "../lifecycle/evaluate";
 import { nextMember, nextReadiness, observeEvent } from "../lifecycle/observe";
 import type { MemberAttestation } from "../model/attestationState";
-import { directivesFor } from "../model/directives";
 import {
   type ClusterState,
   memberKey,
@@ -16,6 +15,7 @@ import {
 } from "../model/state";
 import type { ReportDecision } from "../model/types";
 import { reportInterval } from "../rules/cadence";
+import { directivesFor } from "../rules/directives";
 import type { EvaluationInputs } from "../rules/gates";
 import { reportScope } from "../rules/scope";
 
@@ -176,7 +176,7 @@ export function applyReport(
   next = evaluated.state;
   transitions.push(...evaluated.transitions);
 
-  const directives = directivesFor(next, mk, docEvents, hooksByKey, now);
+  const directives = directivesFor(next, mk, docEvents, hooksByKey, now, policy);
   return {
     state: next,
     transitions,

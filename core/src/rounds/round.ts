@@ -3,6 +3,11 @@ import { eventKey } from "@quiesce/protocol/imds";
 import type { Policy } from "@quiesce/protocol/policy";
 import type { PublishedObservation } from "@quiesce/protocol/published";
 import type { RelayReport } from "@quiesce/protocol/relay";
+import {
+  type ChangeRecordOutcome,
+  claimChangeRecord,
+  recordChangeRecord,
+} from "../lifecycle/changeRecords";
 import { needsClusterEvents } from "../lifecycle/clusterEvents";
 import type { MemberAttestation } from "../model/attestationState";
 import { type ClusterState, type LoadBalancerStep, memberKey } from "../model/state";
@@ -55,6 +60,16 @@ export type RoundInput =
       run: AgentlessRun;
       outcome: { result: "succeeded" | "failed"; detail: string; startedAt: number };
       inputs: EvaluationInputs;
+    }
+  /** Claims a call of an event's change record (lifecycle/changeRecords.ts): one instance's lands. */
+  | { kind: "changeRecordClaim"; eventKey: string; step: "open" | "close"; attempt: number }
+  /** What Azure Change Safety answered to a claimed change record call. */
+  | {
+      kind: "changeRecordOutcome";
+      eventKey: string;
+      step: "open" | "close";
+      attempt: number;
+      outcome: ChangeRecordOutcome;
     }
   /**
    * A step of a VM's load-balancer drain. `ifStillDue`: record it only while the action is still
@@ -180,6 +195,20 @@ function decide(
       return {
         decision: asDecision(
           recordAgentlessHook(state, input.run, input.outcome, now, policy, input.inputs),
+          state,
+        ),
+      };
+    case "changeRecordClaim":
+      return {
+        decision: asDecision(
+          claimChangeRecord(state, input.eventKey, input.step, input.attempt, now),
+          state,
+        ),
+      };
+    case "changeRecordOutcome":
+      return {
+        decision: asDecision(
+          recordChangeRecord(state, input.eventKey, input.step, input.attempt, input.outcome, now),
           state,
         ),
       };

@@ -15,6 +15,7 @@ import type { Blocker } from "../model/types";
 import { isAgentless } from "./agentlessVms";
 import { isLiveForEvent } from "./liveness";
 import { loadBalancerBlocker } from "./loadBalancer";
+import { windowDeferral } from "./windowDeferral";
 
 /** Allowed under a rule, or not (held by an operator, or waiting: rule null). */
 export type ApprovalDecision = {
@@ -25,7 +26,8 @@ export type ApprovalDecision = {
 } & (
   | { allowed: true; rule: ApprovalRule }
   /** "advisory": nothing to approve (isAdvisoryEvent), whatever its VMs, a policy or a force say. */
-  | { allowed: false; rule: "held" | "advisory" | null }
+  /** "deferred": a maintenance window holds its drain (windowDeferral.ts); its blockers name the rule. */
+  | { allowed: false; rule: "held" | "advisory" | "deferred" | null }
 );
 
 export function activeOverride<T extends { expiresAt: number }>(
@@ -150,6 +152,10 @@ export function decideApproval(
     return { ...base, allowed: false, rule: "held", bypassesBudget: false };
   if (activeOverride(event.force, now))
     return { ...base, allowed: true, rule: "forced", bypassesBudget: true };
+  // A maintenance window holds even an auto-approve rule; only an operator's force wins.
+  const deferral = windowDeferral(event, now, policy);
+  if (deferral)
+    return { ...deferral(base), allowed: false, rule: "deferred", bypassesBudget: false };
   const ruleName = matchingAutoApproveRule(event, policy);
   if (ruleName) return { ...base, allowed: true, rule: `policy:${ruleName}`, bypassesBudget: true };
   if (blockers.length === 0)

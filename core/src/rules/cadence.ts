@@ -69,8 +69,9 @@ export function reportInterval(
   const running = report.hooks.some(
     (h) => h.drain?.status === "running" || h.recover?.status === "running",
   );
-  if (directives.length > 0 || running || takesPart || mayBeElected)
-    return policy.activeReportSeconds;
+  // A defer directive goes with every answer in a cluster with windows: it asks for no speed.
+  const acting = directives.some((d) => d.kind !== "defer");
+  if (acting || running || takesPart || mayBeElected) return policy.activeReportSeconds;
   if (docEvents.size > 0) return bystanderInterval(policy);
   return policy.idleReportSeconds;
 }

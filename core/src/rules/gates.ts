@@ -1,4 +1,9 @@
-import type { Gate, Policy } from "@quiesce/protocol/policy";
+import {
+  type Gate,
+  GUEST_PATCHING_GATE,
+  holdsDuringPatching,
+  type Policy,
+} from "@quiesce/protocol/policy";
 import {
   type ClusterState,
   type EventRecord,
@@ -46,13 +51,13 @@ export function checkGates(
   policy: Policy,
   inputs: EvaluationInputs,
 ): GateCheck {
-  if (policy.gates.length === 0) return NO_GATES;
+  if (!hasGates(policy)) return NO_GATES;
   const forced = new Set(
     (e.gateOverrides ?? []).filter((o) => activeOverride(o, now)).map((o) => o.gate),
   );
   const failing: FailingGate[] = [];
   let unknown = false;
-  for (const gate of policy.gates) {
+  for (const gate of policyGates(policy)) {
     if (forced.has(gate.name)) continue;
     const verdicts = (inputs.gates ?? []).filter((v) => v.name === gate.name);
     const relevant =
@@ -71,6 +76,19 @@ export function checkGates(
   }
   return { failing, unknown };
 }
+
+/** The policy's gates, with the one `guestPatching.holdApprovalsDuringPatching` adds (guestPatching.ts). */
+export function policyGates(
+  policy: Policy,
+): ReadonlyArray<Gate | { kind: "guestPatching"; name: string }> {
+  return holdsDuringPatching(policy.guestPatching)
+    ? [...policy.gates, { kind: "guestPatching", name: GUEST_PATCHING_GATE }]
+    : policy.gates;
+}
+
+/** Whether any gate must pass before approval. */
+export const hasGates = (policy: Policy): boolean =>
+  policy.gates.length > 0 || holdsDuringPatching(policy.guestPatching);
 
 /** Whether the gates allow approval now. */
 export const gatesPass = (c: GateCheck): boolean => !c.unknown && c.failing.length === 0;

@@ -142,7 +142,15 @@ function activePhase(state: ClusterState, e: EventRecord, now: number, policy: P
   if (e.lease) return { phase: "Approving", reason: `approval lease held by ${e.lease.holder}` };
   const d = decideApproval(state, e, now, policy);
   if (d.allowed) return { phase: "Ready", reason: `approval allowed (${d.rule})` };
-  const started = d.drained.length > 0 || d.blockers.some((b) => b.reason !== "drainPending");
+  const started =
+    d.drained.length > 0 ||
+    d.blockers.some((b) => b.reason !== "drainPending" && b.reason !== "maintenanceWindow");
+  // Deferred: a relay too old for defer directives may have drained already; approval waits.
+  if (d.rule === "deferred")
+    return {
+      phase: started ? "Draining" : "Observed",
+      reason: "drains deferred by a maintenance window",
+    };
   return started
     ? { phase: "Draining", reason: `waiting for ${d.blockers.length} VM(s) to drain` }
     : { phase: "Observed", reason: "waiting for drains to start" };

@@ -11,6 +11,7 @@ import {
   unreadableInFlight,
 } from "../rules/approval";
 import { restoresOwed } from "../rules/loadBalancer";
+import { windowNote } from "../rules/windowDeferral";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -32,6 +33,7 @@ export function explain(
     drained: d.drained,
     approvalRule: e.approvalRule ?? (d.allowed ? d.rule : null),
     gates: e.phase === "Ready" ? (e.gates?.failing ?? []) : [],
+    maintenanceWindow: windowNote(e, now, policy),
   };
   const names = (bs: typeof d.blockers) => bs.map((b) => `${b.vm} (${b.detail})`).join(", ");
   const hold = activeOverride(e.hold, now);
@@ -43,6 +45,8 @@ export function explain(
     case "Ready": {
       if (hold) {
         waitingFor = `operator hold by ${hold.by} until ${iso(hold.expiresAt)}: ${hold.reason}`;
+      } else if (d.rule === "deferred") {
+        waitingFor = windowNote(e, now, policy) ?? "a maintenance window";
       } else if (!d.allowed) {
         waitingFor = `${d.blockers.length} of ${e.resources.length} affected VM(s) to drain: ${names(d.blockers)}`;
       } else {

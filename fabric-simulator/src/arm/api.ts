@@ -1,6 +1,12 @@
 import { unwrap } from "../model/controlResult";
 import type { AdminState } from "../topology/armTopology";
 import type {
+  AuditedWrite,
+  ChangeSafetyPolicy,
+  ChangeSafetyPolicyInput,
+  GuardedWrite,
+} from "./changeSafety";
+import type {
   ArmFaultInput,
   FireAlertInput,
   GrantInput,
@@ -43,6 +49,21 @@ export interface ArmApi {
   /** How the Maintenance RP answers acknowledges until the next reset (fields left out: defaults). */
   setMaintenance(behaviour: MaintenanceBehaviourInput): MaintenanceBehaviour;
   maintenance(): MaintenanceBehaviour;
+  /**
+   * Azure Change Safety until the next reset (changeSafety.ts): a policy with external
+   * evaluation that denies or audits writes without a valid policy token.
+   */
+  setChangeSafety(policy: ChangeSafetyPolicyInput): ChangeSafetyPolicy;
+  /** Its policy, the tokens issued (tests look for them where they must not be), audits, records. */
+  changeSafety(): ChangeSafetyView;
+}
+
+export interface ChangeSafetyView {
+  policy: ChangeSafetyPolicy;
+  tokens: string[];
+  audited: readonly AuditedWrite[];
+  guarded: readonly GuardedWrite[];
+  records: Array<Readonly<Record<string, unknown>>>;
 }
 
 export function armApi(arm: ArmEngine, url: string): ArmApi {
@@ -61,6 +82,17 @@ export function armApi(arm: ArmEngine, url: string): ArmApi {
     setResourceGraphQuota: (quota) => unwrap(arm.setResourceGraphQuota(quota)),
     setMaintenance: (behaviour) => unwrap(arm.setMaintenance(behaviour)),
     maintenance: () => arm.maintenance(),
+    setChangeSafety: (policy) => unwrap(arm.setChangeSafety(policy)),
+    changeSafety: () => {
+      const s = arm.changeSafety();
+      return {
+        policy: s.policy,
+        tokens: Object.keys(s.tokens),
+        audited: s.audited,
+        guarded: s.guarded,
+        records: Object.values(s.records),
+      };
+    },
   };
 }
 

@@ -83,12 +83,15 @@ export const ResolveAlert = z.strictObject({ rule: Name });
 
 /**
  * How the Maintenance RP answers acknowledges (test/contracts/fixtures/arm-acknowledge): in a
- * region where it does not acknowledge (405 NotImplemented), not knowing any event (its copy
- * lags IMDS's: every id is InvalidScheduledEventId), and whether an unknown id on the single
- * acknowledge answers 404 or 207 (both are in the Azure CLI's response tests).
+ * region where it does not acknowledge (405 NotImplemented; `supportedInRegion: false` for every
+ * region, `unsupportedRegions` for the regions named, compared without case, against the
+ * `location` of the scope's VMs), not knowing any event (its copy lags IMDS's: every id is
+ * InvalidScheduledEventId), and whether an unknown id on the single acknowledge answers 404 or 207
+ * (both are in the Azure CLI's response tests).
  */
 export const MaintenanceBehaviour = z.strictObject({
   supportedInRegion: z.boolean().default(true),
+  unsupportedRegions: z.array(z.string().min(1).max(64)).max(100).default([]),
   knowsEvents: z.boolean().default(true),
   unknownEventStatus: z.literal([404, 207]).default(404),
 });

@@ -1,9 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { FabricEngine } from "../engine/engine";
+import { PatchRunBook } from "../maintenance/patchRuns";
 import { type ControlResult, parseCommand } from "../model/controlResult";
 import type { Instant } from "../model/types";
 import type { Topology } from "../topology/topology";
+import { ActionRuleStore } from "./actionRuleStore";
 import { fireAlert, resolveAlert } from "./alerts";
+import { ChangeSafetyPolicy, type ChangeSafetyState, checkWrite } from "./changeSafety";
 import {
   FireAlert,
   Grant,
@@ -12,6 +15,7 @@ import {
   ResolveAlert,
   Revoke,
 } from "./commands";
+import type { ArmAnswer } from "./errors";
 import { injectFault, takeFault } from "./faults";
 import type { IdentityRegistry } from "./identity";
 import { resourceGroupId } from "./ids";
@@ -41,6 +45,10 @@ export class ArmEngine {
   /** The request log: shell state (appended per request), emptied with each new generation. */
   private log: ArmRequest[] = [];
   private nextSeq = 1;
+  /** Update Manager's scheduled runs (Azure's, not the fabric's: a reset keeps them). */
+  readonly patchRuns = new PatchRunBook();
+  /** Alert processing rules, as written (resources/actionRules.ts). */
+  readonly actionRules = new ActionRuleStore();
 
   constructor(
     readonly fabric: FabricEngine,
@@ -207,6 +215,35 @@ export class ArmEngine {
 
   maintenance(): MaintenanceBehaviour {
     return this.world().maintenance;
+  }
+
+  // Azure Change Safety (changeSafety.ts).
+
+  /** Replaces the policy (fields left out take their defaults); tokens and records are kept. */
+  setChangeSafety(input: unknown): ControlResult<ChangeSafetyPolicy> {
+    const p = parseCommand(ChangeSafetyPolicy, input);
+    if (!p.ok) return p;
+    this.updateChangeSafety((s) => ({ ...s, policy: p.value }));
+    return { ok: true, value: p.value };
+  }
+
+  /** The policy's verdict on a write (null: let through, audited or with a valid token). */
+  checkPolicyToken(method: string, path: string, apiVersion: string, token: string | undefined) {
+    let denied: ArmAnswer | null = null;
+    this.updateChangeSafety((s) => {
+      const r = checkWrite(s, { method, path, apiVersion, token }, Date.now());
+      denied = r.denied;
+      return r.state;
+    });
+    return denied as ArmAnswer | null;
+  }
+
+  changeSafety(): ChangeSafetyState {
+    return this.world().changeSafety;
+  }
+
+  updateChangeSafety(f: (s: ChangeSafetyState) => ChangeSafetyState): void {
+    this.update((w) => ({ ...w, changeSafety: f(w.changeSafety) }));
   }
 
   // Resource Graph's query quota (real time: Azure's windows do not follow the simulated clock).

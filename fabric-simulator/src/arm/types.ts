@@ -1,5 +1,6 @@
 import type { Instant } from "../model/types";
 import type { AdminState } from "../topology/armTopology";
+import type { ChangeSafetyState } from "./changeSafety";
 import type { ArmFaultStatus, MaintenanceBehaviour } from "./commands";
 import type { ResourceGraphQuotaState } from "./resourceGraphQuota";
 
@@ -106,6 +107,8 @@ export interface ArmWorld {
   readonly resourceGraph: ResourceGraphQuotaState;
   /** How the Maintenance RP answers acknowledges (control API `PUT /arm/maintenance`). */
   readonly maintenance: MaintenanceBehaviour;
+  /** Azure Change Safety: its policy, issued tokens, change records (control API `PUT /arm/changeSafety`). */
+  readonly changeSafety: ChangeSafetyState;
 }
 
 export const poolKey = (lb: string, pool: string) => `${lb.toLowerCase()}/${pool.toLowerCase()}`;

@@ -1,6 +1,7 @@
 import type { FabricState } from "../model/types";
 import type { AdminState, LoadBalancerSpec } from "../topology/armTopology";
 import { stableUuid, type Topology, type VmRecord } from "../topology/topology";
+import { initialChangeSafety } from "./changeSafety";
 import { MaintenanceBehaviour } from "./commands";
 import { resourceGroupId, subscriptionId } from "./ids";
 import { initialQuota } from "./resourceGraphQuota";
@@ -88,5 +89,6 @@ export function createWorld(
     alerts: [],
     resourceGraph: initialQuota(),
     maintenance: MaintenanceBehaviour.parse({}),
+    changeSafety: initialChangeSafety(),
   };
 }

@@ -45,6 +45,25 @@ export const armRoutes: Route[] = [
   },
   {
     method: "GET",
+    pattern: /^\/arm\/changeSafety$/,
+    run: ({ arm }) => {
+      const s = arm.changeSafety();
+      // The tokens stay in-process (ArmApi.changeSafety): a control answer is no place for them.
+      return okValue({
+        policy: s.policy,
+        audited: s.audited,
+        guarded: s.guarded,
+        records: Object.values(s.records),
+      });
+    },
+  },
+  {
+    method: "PUT",
+    pattern: /^\/arm\/changeSafety$/,
+    run: async ({ arm, body }) => arm.setChangeSafety(await body()),
+  },
+  {
+    method: "GET",
     pattern: /^\/arm\/roleAssignments$/,
     run: ({ arm }) => okValue(arm.roleAssignments()),
   },

@@ -7,6 +7,7 @@ import { refused } from "../model/controlResult";
 import { armRoutes } from "./armRoutes";
 import { eventGridRoutes } from "./eventGridRoutes";
 import { kubernetesRoutes } from "./kubernetesRoutes";
+import { patchRunRoutes } from "./patchRunRoutes";
 import { type ControlTargets, objectBody, okValue, type Route } from "./route";
 
 /**
@@ -150,7 +151,13 @@ const fabricRoutes: Route[] = [
   },
 ];
 
-const routes: Route[] = [...fabricRoutes, ...armRoutes, ...kubernetesRoutes, ...eventGridRoutes];
+const routes: Route[] = [
+  ...fabricRoutes,
+  ...armRoutes,
+  ...patchRunRoutes,
+  ...kubernetesRoutes,
+  ...eventGridRoutes,
+];
 
 class BadJson extends Error {}
 

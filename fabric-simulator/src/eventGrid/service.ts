@@ -4,7 +4,7 @@ import type { FabricEngine } from "../engine/engine";
 import { type ControlResult, parseCommand, refused, unwrap } from "../model/controlResult";
 import { FABRIC_VIEW, renderDocument } from "../model/document";
 import type { TimelineEntry } from "../model/types";
-import { documentChanges, notificationOf, publishingGroup } from "./changes";
+import { documentChanges, type Notification, notificationOf, publishingGroup } from "./changes";
 import { CreateSubscription, type CreateSubscriptionInput } from "./commands";
 import { EventGridSubscription } from "./subscription";
 import type { SubscriptionView } from "./types";
@@ -67,6 +67,25 @@ export class EventGridService {
       this.unsubscribe = undefined;
     }
     return s.view();
+  }
+
+  /**
+   * An event of another topic delivered through the same subscriptions: Update Manager's pre- and
+   * post-maintenance events (maintenance/patchRuns.ts). Recorded under the run's name, with the
+   * pre-event as Scheduled and the post-event as Completed (the delivery log's words).
+   */
+  publishOther(
+    event: Record<string, unknown>,
+    label: { eventId: string; group: string; ended: boolean },
+  ): void {
+    const n: Notification = {
+      id: String(event.id),
+      eventId: label.eventId,
+      group: label.group,
+      eventStatus: label.ended ? "Completed" : "Scheduled",
+      event,
+    };
+    for (const s of this.subscriptions.values()) s.enqueue(n);
   }
 
   stop(): void {

@@ -88,6 +88,13 @@ export async function startFabricSimulator(
     (name, code) =>
       `${base}/control/eventGrid/subscriptions/${encodeURIComponent(name)}/validate?code=${encodeURIComponent(code)}`,
   );
+  arm.patchRuns.connect((run, event) =>
+    eventGrid.publishOther(event, {
+      eventId: run.correlationId.slice(run.correlationId.lastIndexOf("/") + 1),
+      group: run.configurationId.slice(run.configurationId.lastIndexOf("/") + 1),
+      ended: run.status !== "Scheduled",
+    }),
+  );
 
   const armListener = await listen(armHandler(arm), host, 0);
   const k8sListener = await listen(kubernetesHandler(k8s), host, 0, options.kubernetes?.tls).catch(

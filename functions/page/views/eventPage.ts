@@ -45,6 +45,7 @@ export function eventPage(e: EventDetail, now: number, ops: OperatorUi): HTMLEle
   if (e.forceApprove)
     facts.push(["Force-approve", `by ${e.forceApprove.by}: “${e.forceApprove.reason}”`]);
   for (const g of e.gates) facts.push([`Gate ${g.name}`, `failing: ${g.detail}`]);
+  if (e.maintenanceWindow) facts.push(["Maintenance window", e.maintenanceWindow]);
   for (const o of e.gateOverrides)
     facts.push([`Forced past ${o.gate}`, `by ${o.by}: “${o.reason}”, until ${clock(o.expiresAt)}`]);
   const cp = e.approval.controlPlane;

@@ -1,5 +1,6 @@
 import type { ClusterPage, EventView, MemberView } from "../api";
 import { h } from "../dom";
+import { approvalNote } from "../model/approval";
 import { ago, clock, outcome } from "../model/format";
 import { GROUP_KIND_LABEL, groupMembers } from "../model/groups";
 import { eventCard } from "./eventCard";
@@ -60,6 +61,15 @@ function scaleSetOf(kind: string, members: readonly MemberView[]): string | unde
   return names.size === 1 ? [...names][0] : undefined;
 }
 
+/** Whether Azure offers approval through ARM where the group runs (model/approval.ts). */
+function approvalSpan(c: ClusterPage, kind: string, name: string): HTMLElement | false {
+  const note = approvalNote(c.groups, kind, name);
+  return (
+    note !== null &&
+    h("span", { class: `meta approval ${note.warn ? "warn" : ""}` }, ` · ${note.text}`)
+  );
+}
+
 function clusterSection(c: ClusterPage, data: OverviewData): HTMLElement {
   const s = vmStates(data.activeEvents.filter((e) => e.cluster === c.cluster));
   const total = c.memberCount;
@@ -89,6 +99,7 @@ function clusterSection(c: ClusterPage, data: OverviewData): HTMLElement {
           `${GROUP_KIND_LABEL[g.kind] ?? g.kind}${g.name ? ` ${g.name}` : ""}`,
           scaleSetOf(g.kind, g.members) && ` (scale set ${scaleSetOf(g.kind, g.members)})`,
           h("span", { class: "meta" }, ` ${g.liveMembers}/${g.memberCount} live`),
+          approvalSpan(c, g.kind, g.name),
         ),
         h(
           "ul",

@@ -31,6 +31,8 @@ export interface ArmRequest<T> {
   query?: Record<string, string>;
   body?: unknown;
   ifMatch?: string;
+  /** Extra request headers (the Change Safety policy token: policyToken.ts). */
+  headers?: Readonly<Record<string, string>>;
   schema: z.ZodType<T>;
   /** A short name for metrics and logs, e.g. "acknowledge". */
   operation: string;
@@ -175,6 +177,7 @@ export function createArmClient(options: ArmClientOptions): ArmClient {
             "x-ms-client-request-id": clientRequestId,
             ...(body === undefined ? {} : { "content-type": "application/json" }),
             ...(req.ifMatch ? { "if-match": req.ifMatch } : {}),
+            ...req.headers,
           },
           ...(body === undefined ? {} : { body }),
         },

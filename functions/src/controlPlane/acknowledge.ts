@@ -39,8 +39,10 @@ export async function runDueAcknowledges(
       due.resources.map((name) => claimed.members[memberKey(name)]?.vm).find((v) => v) ??
       due.resources.map((name) => (event ? agentlessIdentity(event, name) : null)).find((v) => v);
     const started = deps.clock.now();
+    // The event's change record, when one is open: the policy token names it (Change Safety).
+    const changeReference = event?.changeRecord?.id ?? undefined;
     const outcome = vm
-      ? await ports.acknowledge(vm, due.eventId)
+      ? await ports.acknowledge(vm, due.eventId, changeReference)
       : {
           ok: false as const,
           error: {
@@ -49,6 +51,15 @@ export async function runDueAcknowledges(
             message: "no VM the event names has reported its resource id: the scope is unknown",
           },
         };
+    // Every answer says whether Azure acknowledges in the VM's region (regionWatch.ts).
+    if (vm)
+      await deps.regions?.learn(
+        state.cluster,
+        vm,
+        outcome.ok
+          ? { ok: true }
+          : { ok: false, status: outcome.error.status, code: outcome.error.code },
+      );
     deps.telemetry.controlPlane(
       state.cluster,
       "acknowledge",

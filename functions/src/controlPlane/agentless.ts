@@ -5,6 +5,7 @@ import {
   type ClusterState,
   dueAgentlessHooks,
   type EvaluationInputs,
+  hasGates,
   holdsAgentlessClaim,
 } from "@quiesce/core";
 import type { AgentlessHook, Policy } from "@quiesce/protocol/policy";
@@ -74,8 +75,7 @@ async function runOne(
   );
   // The last drain's record elects the control plane at once; with gates, only a round that
   // evaluated them may elect (core/src/rules/gates.ts), or the event would wait for the next sweep.
-  const inputs =
-    run.hook === "drain" && policy.gates.length > 0 ? await runner.gateInputs(cluster) : {};
+  const inputs = run.hook === "drain" && hasGates(policy) ? await runner.gateInputs(cluster) : {};
   // Its own round, so an approval it leads to reaches the metrics and notifications.
   await runRound(
     deps,

@@ -12,17 +12,27 @@ import {
   scopePath,
   setAdminState,
 } from "../arm";
+import { withPolicyToken } from "../arm/policyToken";
 import { queryScheduledEvents } from "../arm/resourceGraph";
 import type { ArmOutcome, ArmProblem, ControlPlanePorts } from "./ports";
 
-/** The control plane's ports over the ARM client (functions/src/arm). */
-export function createArmPorts(arm: ArmClient): ControlPlanePorts {
+/**
+ * The control plane's ports over the ARM client (functions/src/arm). `policyToken`: every write
+ * first acquires an Azure Policy token for itself (Change Safety, arm/policyToken.ts), naming
+ * the event's change record when it has one.
+ */
+export function createArmPorts(
+  arm: ArmClient,
+  opts: { policyToken?: boolean } = {},
+): ControlPlanePorts {
   const scopes = createScopeResolver(arm);
+  const writer = (changeReference?: string) =>
+    opts.policyToken ? withPolicyToken(arm, changeReference) : arm;
   return {
-    async acknowledge(vm, eventId) {
+    async acknowledge(vm, eventId, changeReference) {
       const scope = await scopes.resolve(vm);
       if (!scope.ok) return failed(scope.error);
-      const acked = await acknowledgeScheduledEvent(arm, scope.value, eventId);
+      const acked = await acknowledgeScheduledEvent(writer(changeReference), scope.value, eventId);
       return acked.ok
         ? { ok: true, value: { scope: scopePath(scope.value) } }
         : failed(acked.error);
@@ -35,9 +45,9 @@ export function createArmPorts(arm: ArmClient): ControlPlanePorts {
         asAdminState(r.state),
       );
     },
-    async setAdminState(a, state, onlyIf) {
+    async setAdminState(a, state, onlyIf, changeReference) {
       const set = await setAdminState(
-        arm,
+        writer(changeReference),
         a.poolId,
         a.ipConfigurationId,
         state,

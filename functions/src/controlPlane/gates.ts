@@ -1,5 +1,10 @@
 import { type ClusterState, type GateVerdict, liveRelaysVerdicts } from "@quiesce/core";
-import type { Gate, Policy } from "@quiesce/protocol/policy";
+import {
+  type Gate,
+  GUEST_PATCHING_GATE,
+  type GuestPatching,
+  type Policy,
+} from "@quiesce/protocol/policy";
 import { settingName } from "../options";
 import { type ControlPlanePorts, describeProblem, type HttpProbe } from "./ports";
 
@@ -9,6 +14,9 @@ import { type ControlPlanePorts, describeProblem, type HttpProbe } from "./ports
  * approver has checked every gate itself.
  */
 const FAILING_CACHE_MS = 5_000;
+
+/** The guest-patching gate's verdict (guestPatching/service.ts); null: the policy has none. */
+export type PatchingVerdict = (g: GuestPatching) => Promise<GateVerdict | null>;
 
 /**
  * Evaluates a cluster's safety gates for the core (core/src/rules/gates.ts): HTTP probes and alert
@@ -23,6 +31,7 @@ export class GateEvaluator {
     private readonly probe: HttpProbe,
     private readonly ports: ControlPlanePorts | null,
     private readonly now: () => number,
+    private readonly patching?: PatchingVerdict,
   ) {}
 
   async evaluate(state: ClusterState, policy: Policy): Promise<GateVerdict[]> {
@@ -33,7 +42,20 @@ export class GateEvaluator {
         return [await this.cached(state.cluster, gate, now)];
       }),
     );
-    return verdicts.flat();
+    return [...verdicts.flat(), ...(await this.patchingVerdict(policy))];
+  }
+
+  /** Never cached: the runs' rows are read on every evaluation, like a passing verdict. */
+  private async patchingVerdict(policy: Policy): Promise<GateVerdict[]> {
+    if (!this.patching) return [];
+    const v = await this.patching(policy.guestPatching).catch(
+      (e: unknown): GateVerdict => ({
+        name: GUEST_PATCHING_GATE,
+        pass: false,
+        detail: `could not read the patch runs: ${(e as Error).message}`,
+      }),
+    );
+    return v ? [v] : [];
   }
 
   private async cached(cluster: string, gate: Exclude<Gate, { kind: "liveRelays" }>, now: number) {

@@ -2,16 +2,20 @@ import {
   type ClusterState,
   countsEveryMember,
   type EvaluationInputs,
+  hasGates,
   isEnded,
 } from "@quiesce/core";
 import type { Logger } from "@quiesce/protocol";
 import type { Policy } from "@quiesce/protocol/policy";
+import { StatusQueries } from "../store";
 import { type AcknowledgeSummary, runDueAcknowledges } from "./acknowledge";
 import { type HookCaller, startDueAgentlessHooks } from "./agentless";
+import { runDueChangeRecords } from "./changeRecords";
 import type { ControlPlaneDeps } from "./deps";
-import { GateEvaluator } from "./gates";
+import { GateEvaluator, type PatchingVerdict } from "./gates";
 import { type LoadBalancerSummary, runDueLoadBalancerSteps } from "./loadBalancer";
 import type { ArmOutcome, ControlPlanePorts, HttpProbe, ScheduledEventsScan } from "./ports";
+import type { RegionWatch } from "./regionWatch";
 
 export type { HookCaller } from "./agentless";
 export type { ControlPlaneDeps } from "./deps";
@@ -40,8 +44,9 @@ export class ControlPlane {
       result: "failed",
       detail: "no hook caller in this coordinator",
     }),
+    patching?: PatchingVerdict,
   ) {
-    this.gates = new GateEvaluator(probe, ports, () => deps.clock.now());
+    this.gates = new GateEvaluator(probe, ports, () => deps.clock.now(), patching);
   }
 
   get enabled(): boolean {
@@ -51,6 +56,9 @@ export class ControlPlane {
   async runDue(state: ClusterState, policy: Policy): Promise<ControlPlaneSummary> {
     const none = { acknowledged: 0, failed: 0, takenDown: 0, restored: 0 };
     if (!this.ports) return none;
+    // Change records first: the acknowledges and load-balancer writes below name them.
+    if (this.deps.changeRecords)
+      await runDueChangeRecords(this.deps, this.deps.changeRecords, state, policy);
     const acks = await runDueAcknowledges(this.deps, this.ports, state, policy);
     const lb = await runDueLoadBalancerSteps(this.deps, this.ports, state, policy);
     this.startAgentless(state, policy);
@@ -87,7 +95,7 @@ export class ControlPlane {
    * does not hold: only then is the whole cluster read.
    */
   async gateInputs(state: ClusterState, policy: Policy): Promise<EvaluationInputs> {
-    if (policy.gates.length === 0) return {};
+    if (!hasGates(policy)) return {};
     const whole = countsEveryMember(policy)
       ? (await this.deps.store.loadCluster(state.cluster)).state
       : state;
@@ -100,7 +108,7 @@ export class ControlPlane {
    * may still need an approval.
    */
   async waitingGateInputs(state: ClusterState, policy: Policy): Promise<EvaluationInputs> {
-    if (policy.gates.length === 0) return {};
+    if (!hasGates(policy)) return {};
     const waiting = Object.values(state.events).some((e) => !isEnded(e) && e.approvedAt === null);
     return waiting ? { gates: await this.gates.evaluate(state, policy) } : {};
   }
@@ -110,6 +118,20 @@ export class ControlPlane {
     subscriptions: readonly string[],
   ): Promise<ArmOutcome<ScheduledEventsScan>> | null {
     return this.ports ? this.ports.scheduledEvents(subscriptions) : null;
+  }
+
+  /** Where Azure offers approval through ARM (regionWatch.ts); null without the control plane. */
+  get regions(): RegionWatch | null {
+    return this.deps.regions ?? null;
+  }
+
+  /** The region probe, when due (the sweep asks every round; regionWatch.ts decides). */
+  probeRegions(): Promise<{ probed: number; places: number } | null> {
+    const regions = this.deps.regions;
+    if (!this.ports || !regions) return Promise.resolve(null);
+    return regions.probeDue(() =>
+      new StatusQueries(this.deps.store.tables, this.deps.store.memberRows).members(),
+    );
   }
 
   /** Resolves once nothing started by this instance is still running (tests, shutdown). */

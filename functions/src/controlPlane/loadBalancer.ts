@@ -69,6 +69,10 @@ async function record(
   return r.committed ? r.decision.state : null;
 }
 
+/** The event's open change record (Change Safety): the policy token of each write names it. */
+const changeReference = (s: ClusterState, a: LoadBalancerAction) =>
+  s.events[a.eventKey]?.changeRecord?.id ?? undefined;
+
 const currentStep = (s: ClusterState, a: LoadBalancerAction) =>
   s.readiness[a.eventKey]?.[a.memberKey]?.loadBalancer;
 
@@ -140,7 +144,7 @@ async function takeDown(
   for (const p of pools) {
     // An address already Down before us is left exactly as it was, now and on restore.
     if (p.previous === "Down") continue;
-    const set = await ports.setAdminState(p, "Down");
+    const set = await ports.setAdminState(p, "Down", undefined, changeReference(claimed, action));
     if (!set.ok) return fail(set.error, pools);
   }
   deps.telemetry.controlPlane(cluster, "loadBalancerDown", "ok", deps.clock.now() - started);
@@ -182,7 +186,7 @@ async function restore(
   for (const p of action.pools) {
     if (p.previous === "Down") continue; // never Quiesce's to undo
     // Only if still Down: an operator who changed it meanwhile has the last word.
-    const set = await ports.setAdminState(p, p.previous, "Down");
+    const set = await ports.setAdminState(p, p.previous, "Down", changeReference(claimed, action));
     if (!set.ok) {
       deps.telemetry.controlPlane(cluster, "loadBalancerRestore", set.error.code, 0);
       await record(

@@ -31,8 +31,15 @@ export interface BackendAddress {
 export type ScheduledEventsScan = ScheduledEventsQuery;
 
 export interface ControlPlanePorts {
-  /** Acknowledge an event on the right scope for this VM; answers the scope it used. */
-  acknowledge(vm: VmIdentity, eventId: string): Promise<ArmOutcome<{ scope: string }>>;
+  /**
+   * Acknowledge an event on the right scope for this VM; answers the scope it used.
+   * `changeReference`: the event's change record, for the policy token (policyToken.ts).
+   */
+  acknowledge(
+    vm: VmIdentity,
+    eventId: string,
+    changeReference?: string,
+  ): Promise<ArmOutcome<{ scope: string }>>;
   /** The backend addresses of the VM's NIC ip configurations in load balancer pools. */
   backendAddresses(vm: VmIdentity): Promise<ArmOutcome<BackendAddress[]>>;
   adminState(address: BackendAddress): Promise<ArmOutcome<AdminState>>;
@@ -41,6 +48,7 @@ export interface ControlPlanePorts {
     address: BackendAddress,
     state: AdminState,
     onlyIf?: AdminState,
+    changeReference?: string,
   ): Promise<ArmOutcome<{ before: AdminState; after: AdminState }>>;
   /** Whether an Azure Monitor alert of this rule is firing (Fired, not Closed). */
   alertFiring(alertRuleId: string): Promise<ArmOutcome<boolean>>;
@@ -55,3 +63,23 @@ export type HttpProbe = (
 
 export const describeProblem = (p: ArmProblem): string =>
   `ARM ${p.status || "request"} ${p.code}: ${p.message}`;
+
+/** What a change record call needs to know of the event and its VMs. */
+export interface ChangeRecordRequest {
+  cluster: string;
+  eventId: string;
+  eventType: string;
+  /** Each affected VM's ARM id when known (a relay's report, or Azure's publication), else its name. */
+  targets: Array<{ name: string; resourceId: string | null }>;
+  /** NotBefore, or now for an event without one. */
+  anticipatedStart: Date;
+  anticipatedEnd: Date;
+}
+
+export interface ChangeRecordPorts {
+  open(req: ChangeRecordRequest): Promise<ArmOutcome<{ id: string; status: string | null }>>;
+  close(
+    id: string,
+    close: { comments: string; endedAt: Date },
+  ): Promise<ArmOutcome<{ id: string; status: string | null }>>;
+}

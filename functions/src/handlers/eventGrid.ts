@@ -2,11 +2,13 @@ import { timingSafeEqual } from "node:crypto";
 import type { InvocationContext } from "@azure/functions";
 import {
   MAX_DELIVERY_BYTES,
+  type PatchRunEvent,
   parseEventGridDelivery,
   parseWebhookValidationRequest,
   type RejectedEvent,
   webhookValidationHeaders,
 } from "@quiesce/protocol/published";
+import type { PatchRunSummary } from "../guestPatching/service";
 import { invocationLogger } from "../log";
 import { settingName } from "../options";
 import type { PublishedIntake } from "../published/intake";
@@ -88,14 +90,33 @@ export function eventGridWebhookHandler(deps: HandlerDeps, intake: PublishedInta
     // The usable events first: a 400 then dead-letters the whole delivery, and a later
     // redelivery of it applies them again without changing anything.
     const summary = await intake(delivery.observations);
+    const patching = await patchRuns(deps, delivery.patchRuns);
     recordRejected(deps, context, "webhook", delivery.rejected);
-    const answer = { ...summary, ignored: delivery.ignored, rejected: delivery.rejected };
+    const answer = {
+      ...summary,
+      ...(patching ? { patchRuns: patching } : {}),
+      ignored: delivery.ignored + (delivery.patchRuns && !patching ? delivery.patchRuns.length : 0),
+      rejected: delivery.rejected,
+    };
+    // A cancel a pre-maintenance event asked for did not land: Event Grid retries the delivery
+    // (a 503 is retried), and the next copy tries again while the cut-off allows.
+    if (patching && patching.failed > 0)
+      return json(503, { error: "a patch run's cancel did not land; retry", ...answer });
     if (delivery.rejected.length === 0) return json(200, answer);
     return json(400, {
       error: `invalid Event Grid delivery: ${delivery.rejected.length} event(s) not used (${delivery.rejected[0]?.reason})`,
       ...answer,
     });
   };
+}
+
+/** Update Manager's pre- and post-maintenance events, when this coordinator keeps them. */
+async function patchRuns(
+  deps: HandlerDeps,
+  runs: readonly PatchRunEvent[] | undefined,
+): Promise<PatchRunSummary | null> {
+  if (!runs || runs.length === 0 || !deps.guestPatching) return null;
+  return deps.guestPatching.intake(runs);
 }
 
 /** The Azure Functions Event Grid trigger's handler: one event per invocation. */
@@ -114,7 +135,10 @@ export function eventGridTriggerHandler(deps: HandlerDeps, intake: PublishedInta
       ? delivery.rejected
       : [{ index: 0, id: null, reason: parsed.ok ? "not a delivery" : parsed.error }];
     const summary = delivery ? await intake(delivery.observations) : null;
+    const patching = delivery ? await patchRuns(deps, delivery.patchRuns) : null;
     recordRejected(deps, context, "trigger", rejected);
+    if (patching && patching.failed > 0)
+      throw new Error("Event Grid event: a patch run's cancel did not land (retried)");
     // A failed invocation is what has Event Grid retry, then dead-letter (or drop) the event:
     // a release that reads it may come within its 24 hours; the metric says it happened.
     if (rejected.length > 0)

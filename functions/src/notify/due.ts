@@ -1,5 +1,6 @@
 import {
   type ClusterState,
+  drainStartAt,
   type EventRecord,
   explain,
   isAdvisoryEvent,
@@ -166,7 +167,8 @@ export function eventNotifications(
       facts: [...facts, { name: "Failed on", value: list(failed.map((r) => r.vmName)) }],
     });
   if (opts.withBlocked && e.endedAt === null && e.approvedAt === null) {
-    const since = e.firstSeenAt + policy.notify.blockedAfterMinutes * 60_000;
+    // From when its drain may start: a planned wait for a maintenance window is not a block.
+    const since = drainStartAt(e, policy) + policy.notify.blockedAfterMinutes * 60_000;
     const why = ["Observed", "Draining", "Ready"].includes(e.phase)
       ? explain(state, e.key, now, policy)
       : null;

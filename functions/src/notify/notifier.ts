@@ -87,6 +87,7 @@ export class Notifier {
           "vmNeverRegistered",
           "imdsFailing",
           "attestationFailed",
+          "controlPlaneUnavailable",
         ].includes(n.kind)
       )
         this.deps.observer.alert(n.cluster, n.kind);

@@ -1,6 +1,8 @@
-import type { Clock } from "@quiesce/protocol";
+import type { ClusterState } from "@quiesce/core";
+import type { Clock, Logger } from "@quiesce/protocol";
 import type { Attestor } from "../attestation";
 import type { ControlPlane } from "../controlPlane";
+import type { GuestPatchingRuns } from "../guestPatching/service";
 import type { Notifier } from "../notify/notifier";
 import type { CoordinatorOptions, Policies } from "../options";
 import type { ClusterStore, RetryOptions } from "../store";
@@ -21,4 +23,12 @@ export interface PipelineDeps {
   controlPlane: ControlPlane;
   /** Checks attested documents (docs/auth.md); null without the control plane's ARM client. */
   attestor: Attestor | null;
+  /** Update Manager's patch runs (guestPatching/service.ts); absent: their events are ignored. */
+  guestPatching?: GuestPatchingRuns;
+  /** After each sweep: the "maintenance active" gauges and alert processing rules (maintenanceSignal/sync.ts). */
+  maintenanceSignal?: (
+    ticked: ReadonlyMap<string, ClusterState>,
+    log: Logger,
+    skipped: readonly string[],
+  ) => Promise<unknown>;
 }

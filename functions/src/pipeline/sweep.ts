@@ -70,6 +70,12 @@ export function createSweep(
   return async (context?: InvocationContext): Promise<SweepSummary> => {
     // Outside an invocation (tests, benchmarks) the sweep's summary is its whole report.
     const log = context ? invocationLogger(context, { round: "sweep" }) : silentLogger;
+    // Where Azure offers approval through ARM: at the first round after start-up, then every few
+    // hours (controlPlane/regionWatch.ts); outside the round's count of table operations (it is
+    // not the sweep's cost), and a failure is retried at the next interval.
+    await deps.controlPlane.probeRegions().catch((e: unknown) => {
+      log.warn("sweep: the control-plane region probe failed", { error: e });
+    });
     const { value, ops } = await counted(async () => {
       // Events Event Grid did not deliver first, so this round ticks the clusters they land in.
       const found = await backstop(context).catch((e: unknown) => {
@@ -112,6 +118,9 @@ export function createSweep(
         if (round.effects) effects.afterTick(round.effects);
         await runControlPlane(deps, round.decision.state, policy, controlPlane, log);
       }
+      await deps.maintenanceSignal?.(ticked, log, skipped).catch((e: unknown) => {
+        log.warn("sweep: the maintenance-active signal failed", { error: e });
+      });
       const notifications = await effects.afterSweep(ticked).catch((e: unknown) => {
         log.warn("sweep: notifications and coverage failed", { error: e });
         return { queued: 0, delivered: 0, retried: 0, dropped: 0 };

@@ -25,10 +25,12 @@ export function createBackstop(
     const now = deps.clock.now();
     if (!o.enabled || intervalMs === 0 || now < notBefore) return null;
     notBefore = now + intervalMs;
+    // The operator's list, else the clusters' subscriptions and every one the deployment serves
+    // (QUIESCE_SUBSCRIPTIONS: an agentless cluster's, or one whose VMs no relay reported yet).
     const subscriptions =
       o.resourceGraphSubscriptions.length > 0
         ? o.resourceGraphSubscriptions
-        : await owners.subscriptions();
+        : unionIgnoringCase(await owners.subscriptions(), o.subscriptions);
     const none = { subscriptions: subscriptions.length, pages: 0, observations: 0, intake: null };
     if (subscriptions.length === 0) return { ...none, error: null };
     const scan = await deps.controlPlane.scheduledEvents(subscriptions);
@@ -57,4 +59,10 @@ export function createBackstop(
       error: null,
     };
   };
+}
+
+/** Both lists, each subscription once (ids compared without case), the first list's first. */
+function unionIgnoringCase(a: readonly string[], b: readonly string[]): string[] {
+  const seen = new Set(a.map((x) => x.toLowerCase()));
+  return [...a, ...b.filter((x) => !seen.has(x.toLowerCase()))];
 }

@@ -1,6 +1,7 @@
 import { isLive, memberKey } from "@quiesce/core";
 import { type ClusterPage, type ClusterQuery, STATUS_LIMITS } from "@quiesce/protocol/status";
 import type { EventHead, StatusQueries } from "../store";
+import { withControlPlaneApproval } from "./controlPlaneApproval";
 import type { StatusDeps } from "./deps";
 import { viewsByKey } from "./eventViews";
 import { summarizeCluster } from "./groups";
@@ -72,13 +73,16 @@ export async function clusterPage(
   ]);
   return {
     now: iso(now) as string,
-    ...summarizeCluster(
-      cluster,
-      members,
-      (m) => isLive(m, now, policy),
-      active.length,
-      STATUS_LIMITS.groupsPerCluster,
-    ),
+    ...(await withControlPlaneApproval(
+      deps,
+      summarizeCluster(
+        cluster,
+        members,
+        (m) => isLive(m, now, policy),
+        active.length,
+        STATUS_LIMITS.groupsPerCluster,
+      ),
+    )),
     members: page.kept.map((x) => x.view),
     continuation: (page.cut || more) && lastKey !== undefined ? encodeToken({ m: lastKey }) : null,
     activeEvents,

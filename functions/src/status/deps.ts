@@ -1,4 +1,5 @@
 import type { Clock } from "@quiesce/protocol";
+import type { GroupSummary } from "@quiesce/protocol/status";
 import type { CoordinatorOptions, Policies } from "../options";
 import type { ClusterStore } from "../store";
 import type { RefusedReports } from "./refusedReports";
@@ -11,4 +12,10 @@ export interface StatusDeps {
   policies: Policies;
   /** Reports refused at authentication, shown beside the VMs they claim (refusedReports.ts). */
   refusedReports?: RefusedReports;
+  /** Where Azure offers approval through ARM, per group (controlPlane/regionWatch.ts). */
+  controlPlane?: {
+    readonly regions: {
+      annotate(cluster: string, groups: readonly GroupSummary[]): Promise<GroupSummary[]>;
+    } | null;
+  };
 }

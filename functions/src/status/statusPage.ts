@@ -7,6 +7,7 @@ import {
   type StatusQuery,
 } from "@quiesce/protocol/status";
 import type { EventHead, StatusQueries } from "../store";
+import { withControlPlaneApproval } from "./controlPlaneApproval";
 import type { StatusDeps } from "./deps";
 import { viewsByKey } from "./eventViews";
 import { summarizeCluster } from "./groups";
@@ -60,16 +61,21 @@ export async function statusPage(
   const names = [...new Set([...membersByCluster.keys(), ...activeByCluster.keys()])]
     .sort()
     .slice(0, STATUS_LIMITS.clusters);
-  const clusters: ClusterSummary[] = names.map((c) => {
-    const policy = deps.policies.for(c);
-    return summarizeCluster(
-      c,
-      membersByCluster.get(c) ?? [],
-      (m: Member) => isLive(m, now, policy),
-      activeByCluster.get(c)?.length ?? 0,
-      STATUS_LIMITS.groupsPerCluster,
-    );
-  });
+  const clusters: ClusterSummary[] = await Promise.all(
+    names.map((c) => {
+      const policy = deps.policies.for(c);
+      return withControlPlaneApproval(
+        deps,
+        summarizeCluster(
+          c,
+          membersByCluster.get(c) ?? [],
+          (m: Member) => isLive(m, now, policy),
+          activeByCluster.get(c)?.length ?? 0,
+          STATUS_LIMITS.groupsPerCluster,
+        ),
+      );
+    }),
+  );
 
   const phases = q.phase ? new Set<string>(q.phase) : null;
   const candidates = [

@@ -157,6 +157,8 @@ export function eventView(
     blockers,
     drained: why?.drained ?? [],
     gates: why?.gates ?? [],
+    maintenanceWindow: why?.maintenanceWindow ?? null,
+    changeRecord: e.changeRecord ? changeRecordView(e.changeRecord) : null,
   };
 }
 
@@ -190,3 +192,12 @@ export function historyView(rows: HistoryRow[]): TimelineEntry[] {
     ...(r.by ? { by: r.by } : {}),
   }));
 }
+
+/** The event's change record as the status API shows it (the claim's time is the store's). */
+const changeRecordView = ({
+  id,
+  step,
+  attempts,
+  lastError,
+  outcome,
+}: NonNullable<EventRecord["changeRecord"]>) => ({ id, step, attempts, lastError, outcome });

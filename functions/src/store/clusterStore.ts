@@ -1,5 +1,5 @@
 import { odata } from "@azure/data-tables";
-import type { Decision } from "@quiesce/core";
+import type { Decision, Transition } from "@quiesce/core";
 import { type Clock, systemClock } from "@quiesce/protocol";
 import { isBudgetRow } from "./budget";
 import { DecisionWriter } from "./decisionWriter";
@@ -169,6 +169,11 @@ export class ClusterStore {
     // Events an instance of the previous release created have no index row yet (rolling upgrade).
     await this.eventIndex.indexActive(rows.filter((r) => r.ended === false));
     return [...new Set(rows.map((r) => decodeKey(r.partitionKey)))].sort();
+  }
+
+  /** Notes outside any round (a patch run cancelled for these events: guestPatching/service.ts). */
+  appendHistory(cluster: string, transitions: Transition[]): Promise<void> {
+    return this.history.append(cluster, transitions);
   }
 
   /** Deletes history rows older than the cutoff. */

@@ -3,6 +3,7 @@ import type { Coverage } from "@quiesce/core";
 import type { NotificationKind, NotificationSink } from "@quiesce/protocol/policy";
 import type { TableObserver } from "../store/tables";
 import type { Fact } from "./facts";
+import { MaintenanceGauges } from "./maintenanceActive";
 
 /**
  * The coordinator's metrics (docs/operations.md lists them with their KQL). Instruments are
@@ -61,8 +62,11 @@ export class Telemetry {
   /** Snapshots the sweep refreshes; the observable gauges read them at export time. */
   private readonly coverageByCluster = new Map<string, Coverage>();
   private readonly blockersByCluster = new Map<string, Record<string, number>>();
+  /** Which VMs and groups are under maintenance (maintenanceActive.ts). */
+  readonly maintenance: MaintenanceGauges;
 
   constructor(meter: Meter) {
+    this.maintenance = new MaintenanceGauges(meter);
     this.events = meter.createCounter(METRICS.events, {
       description:
         "Events by outcome: approved, approvedByPolicy, forced, expiredAtNotBefore, cancelled, unplanned, advisory (first seen; never approved)",

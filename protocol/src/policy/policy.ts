@@ -3,6 +3,9 @@ import { KNOWN_EVENT_TYPES } from "../imds/scheduledEvents";
 import { ClusterName } from "../names";
 import { HttpsOrLoopbackUrl } from "../url";
 import { Agentless, AzureScheduledEventsPolicy, ComputeScopeId } from "./agentless";
+import { GuestPatching } from "./guestPatching";
+import { MaintenanceSignal } from "./maintenanceSignal";
+import { MaintenanceWindows, maintenanceWindowsProblems } from "./maintenanceWindows";
 
 /**
  * Per-cluster policy. Every default is the safe choice: nothing is approved early unless every
@@ -52,6 +55,10 @@ export const NOTIFICATION_KINDS = [
   "vmNeverRegistered",
   "imdsFailing",
   "attestationFailed",
+  /** A group relies on approval through ARM in a region where Azure does not offer it. */
+  "controlPlaneUnavailable",
+  /** An Update Manager run cancelled for an event in maintenance, or one that could not be (guestPatching.ts). */
+  "guestPatching",
 ] as const;
 export const NotificationKind = z.enum(NOTIFICATION_KINDS);
 export type NotificationKind = z.infer<typeof NotificationKind>;
@@ -220,6 +227,12 @@ export const Policy = z.strictObject({
   agentless: Agentless.default(Agentless.parse({})),
   /** What the operator set in Azure's scheduledEventsPolicy for this cluster's groups. */
   scheduledEventsPolicy: AzureScheduledEventsPolicy.default({}),
+  /** Update Manager patch runs: a gate, and cancelling a run while an event is active (guestPatching.ts). */
+  guestPatching: GuestPatching.default(GuestPatching.parse({})),
+  /** Alert processing rules kept scoped to the VMs under maintenance (maintenanceSignal.ts). */
+  maintenanceSignal: MaintenanceSignal.default(MaintenanceSignal.parse({})),
+  /** When drains may start (maintenanceWindows.ts); absent: at once. */
+  maintenanceWindows: MaintenanceWindows.optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 export type PolicyInput = z.input<typeof Policy>;
@@ -259,11 +272,14 @@ export const PolicySet = z
     default: PolicyOverride.default({}),
     clusters: z.record(ClusterName, PolicyOverride).default({}),
   })
-  .transform((set): Policies => {
+  .transform((set, ctx): Policies => {
     const base: Policy = { ...DEFAULT_POLICY, ...definedFields(set.default) };
     const clusters = new Map<string, Policy>();
     for (const [cluster, override] of Object.entries(set.clusters))
       clusters.set(cluster, { ...base, ...definedFields(override) });
+    // Across fields, once merged: an override may change either side (maintenanceWindows.ts).
+    for (const [path, message] of maintenanceWindowsProblems(base, clusters))
+      ctx.issues.push({ code: "custom", message, input: set, path });
     return { default: base, clusters };
   });
 export type PolicySet = z.input<typeof PolicySet>;

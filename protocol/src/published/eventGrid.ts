@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Result } from "../result";
+import { PATCH_RUN_EVENT_TYPES, type PatchRunEvent, parsePatchRunEvent } from "./patchRun";
 import {
   isScheduledEventType,
   type PublishedObservation,
@@ -93,6 +94,8 @@ export type EventGridDelivery =
   | {
       kind: "events";
       observations: PublishedObservation[];
+      /** Update Manager's pre- and post-maintenance events (patchRun.ts); absent when none. */
+      patchRuns?: PatchRunEvent[];
       /** Events of other types or resources (AKS maintenance, say): counted, not used. */
       ignored: number;
       /**
@@ -147,8 +150,20 @@ export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery>
     });
   }
   const observations: PublishedObservation[] = [];
+  const patchRuns: PatchRunEvent[] = [];
   let ignored = 0;
   for (const e of envelopes) {
+    if (PATCH_RUN_EVENT_TYPES.includes(e.type)) {
+      const run = parsePatchRunEvent(e.type, e.id, e.data);
+      if (run.ok) patchRuns.push(run.value);
+      else
+        rejected.push({
+          index: e.index,
+          id: e.id,
+          reason: `event ${e.index} (${e.id}): ${run.error}`,
+        });
+      continue;
+    }
     const data = MaintenanceData.safeParse(e.data);
     const located = data.success ? parseScheduledEventId(data.data.resourceInfo.id) : null;
     if (!data.success || !located || !isScheduledEventType(data.data.resourceInfo.type)) {
@@ -172,7 +187,13 @@ export function parseEventGridDelivery(body: unknown): Result<EventGridDelivery>
     });
   }
   rejected.sort((a, b) => a.index - b.index);
-  return ok({ kind: "events", observations, ignored, rejected });
+  return ok({
+    kind: "events",
+    observations,
+    ...(patchRuns.length > 0 ? { patchRuns } : {}),
+    ignored,
+    rejected,
+  });
 }
 
 /** The id of an event that did not parse, if it has a plausible one (for the operator's record). */

@@ -111,7 +111,35 @@ export const RecoverDirective = z.object({
 });
 export type RecoverDirective = z.infer<typeof RecoverDirective>;
 
-export const Directive = z.discriminatedUnion("kind", [ApproveDirective, RecoverDirective]);
+/**
+ * Maintenance windows (policy `maintenanceWindows`): hold the drain of these events (ids as the
+ * relay's document spells them) for `untilSeconds` from the answer's arrival (relative: a relay's
+ * clock may be skewed); an event of the reported document not named is not held. Any defer
+ * directive, even naming none, says the cluster has windows: the relay then waits (a few seconds,
+ * bounded) for the answer to its report of a new event before draining it. A relay that does not
+ * know this kind skips it and drains at once, as before windows; the coordinator still holds the
+ * approval. A relay the coordinator stops answering drains when the hold runs out.
+ */
+export const DeferDirective = z.object({
+  kind: z.literal("defer"),
+  eventIds: z.array(EventIdText).max(100),
+  /** Two weeks at most: past that, the weekly windows repeat (the coordinator never asks more). */
+  untilSeconds: z.number().nonnegative().max(1_209_600),
+  /** The rule that applied, for the relay's log. */
+  reason: z.string().max(512).optional(),
+  /**
+   * Event types the cluster's windows never defer (`exemptEventTypes`): a new event of one drains
+   * at once, without waiting for the answer about it (a Preempt gives seconds).
+   */
+  exemptEventTypes: z.array(z.string().max(64)).max(16).optional(),
+});
+export type DeferDirective = z.infer<typeof DeferDirective>;
+
+export const Directive = z.discriminatedUnion("kind", [
+  ApproveDirective,
+  RecoverDirective,
+  DeferDirective,
+]);
 export type Directive = z.infer<typeof Directive>;
 
 export const ReportResponse = z.looseObject({

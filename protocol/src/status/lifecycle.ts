@@ -29,5 +29,7 @@ export const BLOCKER_REASONS = [
   "recoverPending",
   "imdsProblem",
   "loadBalancerDrain",
+  /** Its drain waits for a maintenance window (policy maintenanceWindows); detail names the rule. */
+  "maintenanceWindow",
 ] as const;
 export type BlockerReason = (typeof BLOCKER_REASONS)[number];

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { VmIdentity } from "../imds/instanceMetadata";
 import { ImdsProblem } from "../imds/problems";
 import { Policy } from "../policy/policy";
+import { ChangeRecordView } from "./changeRecord";
+import { ControlPlaneApprovalView } from "./controlPlane";
 import { BLOCKER_REASONS, PHASES } from "./lifecycle";
 
 /**
@@ -97,6 +99,10 @@ export const EventView = z.object({
   drained: z.array(z.string()),
   /** Gates failing at their last evaluation, while the event is Ready. */
   gates: z.array(z.object({ name: z.string(), detail: z.string() })).default([]),
+  /** Which maintenance-window rule applied to its drain, also once it passed; null: no windows. */
+  maintenanceWindow: z.string().nullable().default(null),
+  /** Its Azure Change Safety change record (docs/control-plane.md); null: none. */
+  changeRecord: ChangeRecordView.nullable().default(null),
 });
 export type EventView = z.infer<typeof EventView>;
 
@@ -168,6 +174,8 @@ export const GroupSummary = z.object({
   name: z.string(),
   memberCount: z.number(),
   liveMembers: z.number(),
+  /** Approval through Azure Resource Manager where the group runs; absent without the control plane. */
+  controlPlaneApproval: ControlPlaneApprovalView.optional(),
 });
 export type GroupSummary = z.infer<typeof GroupSummary>;
 

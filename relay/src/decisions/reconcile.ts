@@ -7,6 +7,7 @@ import {
 } from "@quiesce/protocol/imds";
 import type { ApprovalResult, EventHooks, HookRun } from "@quiesce/protocol/relay";
 import type { RebalanceAction } from "../options";
+import { drainHeld, firstSighting } from "./deferral";
 import type { HookKind, RelayState, TrackedEvent } from "./state";
 
 /**
@@ -39,7 +40,12 @@ export function observeDocument(
       events[key] = { ...known, event, goneAt: undefined };
     } else if (namesVm(event, vmName)) {
       // Only our own VM's events: every VM of the group sees every event of the group.
-      events[key] = { eventId: event.EventId, event, firstSeenAt: iso(now) };
+      events[key] = {
+        eventId: event.EventId,
+        event,
+        firstSeenAt: iso(now),
+        ...firstSighting(state, event, now),
+      };
     }
   }
   for (const [key, rec] of Object.entries(events)) {
@@ -59,7 +65,12 @@ const settled = (run: HookRun | undefined) =>
  * holds is never uncordoned in between (a Preempt that follows a recommendation replaces it in
  * the same document).
  */
-export function dueHooks(state: RelayState, rebalance: RebalanceAction = "hooks"): HookAction[] {
+export function dueHooks(
+  state: RelayState,
+  rebalance: RebalanceAction = "hooks",
+  /** Holds (deferral.ts) end by this clock; absent, every hold still holds. */
+  now = Number.NEGATIVE_INFINITY,
+): HookAction[] {
   const actions: HookAction[] = [];
   const records = Object.entries(state.events);
   const othersDraining = records.some(
@@ -71,6 +82,8 @@ export function dueHooks(state: RelayState, rebalance: RebalanceAction = "hooks"
     const advisory = isAdvisory(rec.event);
     const drains = !advisory || rebalance === "hooks";
     if (drains && inDocument && !rec.recoverRequested && rerun(rec.drain)) {
+      // A maintenance window holds a drain not yet started; one started is never held back.
+      if (rec.drain === undefined && drainHeld(rec, now)) continue;
       actions.push({ kind: "drain", key });
       continue;
     }

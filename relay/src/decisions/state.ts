@@ -27,6 +27,10 @@ export const TrackedEvent = z.object({
   recoverRequested: z.boolean().optional(),
   drain: HookRun.optional(),
   recover: HookRun.optional(),
+  /** A maintenance window holds its drain until then (deferral.ts; this relay's clock). */
+  deferredUntil: IsoTime.optional(),
+  /** First seen in a cluster with windows: its drain waits for the answer to its report until then. */
+  awaitAnswerUntil: IsoTime.optional(),
 });
 export type TrackedEvent = z.infer<typeof TrackedEvent>;
 
@@ -36,6 +40,10 @@ export const RelayState = z.object({
   // Null-prototype (dict.ts): an EventId such as "constructor" is a key like any other.
   events: z.record(z.string(), TrackedEvent).transform((r) => dict(Object.entries(r))),
   approvals: z.array(ApprovalResult),
+  /** The coordinator's last applied answer carried defer directives: the cluster has windows. */
+  windows: z.boolean().optional(),
+  /** …and the event types its windows never defer: those drain without waiting for an answer. */
+  windowsExempt: z.array(z.string()).optional(),
 });
 export type RelayState = z.infer<typeof RelayState>;
 

@@ -1,5 +1,6 @@
 import { entryOf } from "@quiesce/protocol";
 import { isAdvisory, type VmIdentity } from "@quiesce/protocol/imds";
+import { holdEnded } from "../decisions/deferral";
 import {
   dueHooks,
   type HookAction,
@@ -30,9 +31,14 @@ export class HookSupervisor {
   startDue(): void {
     const { ctx } = this;
     if (ctx.stopped || !ctx.vm) return;
-    for (const action of dueHooks(ctx.state, ctx.config.rebalanceAction))
+    for (const action of dueHooks(ctx.state, ctx.config.rebalanceAction, ctx.now()))
       this.start(action, ctx.vm);
     this.observe?.(ctx.state, ctx.vm, ctx.stopping.signal);
+  }
+
+  /** Every IMDS poll: a drain a maintenance window held starts once its hold ran out. */
+  startHeldWhenDue(): void {
+    if (holdEnded(this.ctx.state, this.ctx.now())) this.startDue();
   }
 
   private start(action: HookAction, identity: VmIdentity): void {

@@ -46,6 +46,7 @@ export class ImdsWatcher {
       } catch (e) {
         this.problem(`IMDS poll failed: ${errorText(e)}`);
       }
+      this.hooks.startHeldWhenDue(); // a maintenance window's hold runs out on the relay's clock
       await delay(
         Math.max(0, ctx.config.pollIntervalMs - (performance.now() - started)),
         ctx.stopping.signal,

@@ -1,6 +1,7 @@
 import { backoffMs, delay } from "@quiesce/protocol";
 import { type Directive, PROTOCOL_VERSION, type RelayReport } from "@quiesce/protocol/relay";
 import type { CoordinatorClient } from "../coordinator/client";
+import { applyDeferrals, reportedKeys } from "../decisions/deferral";
 import { reportedHooks, requestRecover } from "../decisions/reconcile";
 import { hooksNotStored } from "../decisions/storedHooks";
 import { errorText } from "../log";
@@ -113,6 +114,7 @@ export class Reporter {
         });
         for (const skip of skipped)
           log.warn("directive skipped: not understood by this relay version", { ...skip });
+        if (response.applied) this.onDeferrals(report, response.directives);
         this.onDirectives(response.directives);
         if (this.attester.onAnswer(response.attestation, report.attestation ?? {}))
           ctx.reports.dirty = true; // a challenge: prove it now, not at the next heartbeat
@@ -145,9 +147,26 @@ export class Reporter {
     }
   }
 
+  /** Maintenance windows (deferral.ts): hold or release the drains of the reported events. */
+  private onDeferrals(report: RelayReport, directives: Directive[]): void {
+    const { ctx } = this;
+    const next = applyDeferrals(ctx.state, reportedKeys(report.document), directives, ctx.now());
+    if (next === ctx.state) return;
+    for (const d of directives)
+      if (d.kind === "defer" && d.eventIds.length > 0)
+        ctx.log.info("drain deferred by a maintenance window", {
+          eventIds: d.eventIds,
+          untilSeconds: d.untilSeconds,
+          reason: d.reason,
+        });
+    ctx.setState(next);
+    this.hooks.startDue(); // a hold lifted, or the answer a new event waited for came
+  }
+
   private onDirectives(directives: Directive[]): void {
     const { ctx } = this;
     for (const d of directives) {
+      if (d.kind === "defer") continue; // onDeferrals
       if (d.kind === "approve") {
         ctx.track(
           this.approver

@@ -144,7 +144,11 @@ export async function decide(arm: ArmEngine, r: ArmRequestInfo): Promise<Decided
       ),
     );
   }
-  if (!route.scopeless && !arm.authorized(caller.principalId, r.path, op.action)) {
+  if (
+    !route.scopeless &&
+    !route.noRoleNeeded &&
+    !arm.authorized(caller.principalId, r.path, op.action)
+  ) {
     return done(authorizationFailed(caller.principalId, op.action, r.path));
   }
   if (
@@ -160,6 +164,17 @@ export async function decide(arm: ArmEngine, r: ArmRequestInfo): Promise<Decided
     );
   }
 
+  // Azure Policy's external evaluation (Change Safety) sees every write but the token's own.
+  if (r.method !== "GET" && !route.noRoleNeeded) {
+    const token = r.req.headers["x-ms-policy-external-evaluations"];
+    const denied = arm.checkPolicyToken(
+      r.method,
+      r.path,
+      apiVersion,
+      typeof token === "string" ? token : undefined,
+    );
+    if (denied) return done(denied);
+  }
   const ifMatch = r.req.headers["if-match"];
   const call: ArmCall = {
     arm,

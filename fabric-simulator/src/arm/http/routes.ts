@@ -1,7 +1,15 @@
 import { RESOURCE_GRAPH_API_VERSION } from "@quiesce/protocol/published";
 import type { ArmAnswer } from "../errors";
+import { getActionRule, putActionRule } from "../resources/actionRules";
 import { listAlerts } from "../resources/alerts";
+import { putApplyUpdate } from "../resources/applyUpdates";
 import type { ArmCall } from "../resources/call";
+import {
+  acquirePolicyTokenHandler,
+  getChangeRecord,
+  patchChangeRecord,
+  putChangeRecord,
+} from "../resources/changeSafety";
 import { getScaleSetVm, getVm } from "../resources/compute";
 import { acknowledgeList, acknowledgeOne, SCOPE_TYPES } from "../resources/maintenance";
 import { getNic, getPool, getScaleSetNic, putPool } from "../resources/network";
@@ -31,6 +39,8 @@ export interface ArmRoute {
    * the path do not apply, the handler decides what the caller may see.
    */
   readonly scopeless?: true;
+  /** Authenticated callers of the subscription may call it without a role assignment. */
+  readonly noRoleNeeded?: true;
 }
 
 const RG = ["subscriptions", "{subscriptionId}", "resourceGroups", "{resourceGroupName}"];
@@ -69,6 +79,20 @@ const ACK_VERSIONS = [
 ];
 
 const ACK_ACTION = "Microsoft.Maintenance/scheduledevents/acknowledge/action";
+/** PolicyTokens_Acquire's versions (2025-03-01 GA; 2025-11-01 adds requestDetails). */
+export const POLICY_TOKEN_VERSIONS = ["2025-03-01", "2025-11-01"];
+const CHANGE_RECORD_OPERATIONS = {
+  // The RBAC actions follow ARM's naming; Azure has published none for this preview RP.
+  GET: { action: "Microsoft.ChangeSafety/changeRecords/read", handle: getChangeRecord },
+  PUT: { action: "Microsoft.ChangeSafety/changeRecords/write", handle: putChangeRecord },
+  PATCH: { action: "Microsoft.ChangeSafety/changeRecords/write", handle: patchChangeRecord },
+};
+const CHANGE_RECORDS = [
+  "providers",
+  "Microsoft.ChangeSafety",
+  "changeRecords",
+  "{changeRecordName}",
+];
 const isScopeType = (p: Readonly<Record<string, string>>) =>
   SCOPE_TYPES.some((t) => t.toLowerCase() === p.scopeType?.toLowerCase());
 
@@ -133,6 +157,34 @@ export const ROUTES: readonly ArmRoute[] = [
     operations: { POST: { action: ACK_ACTION, handle: acknowledgeList } },
   },
   {
+    // A maintenance configuration's scheduled run (Update Manager): the cancel only.
+    template: [
+      ...RG,
+      "providers",
+      "Microsoft.Maintenance",
+      "maintenanceConfigurations",
+      "{configName}",
+      "providers",
+      "Microsoft.Maintenance",
+      "applyUpdates",
+      "{runName}",
+    ],
+    type: "applyUpdates",
+    apiVersions: ["2023-09-01-preview", "2023-10-01-preview", "2025-11-01"],
+    operations: {
+      PUT: { action: "Microsoft.Maintenance/applyUpdates/write", handle: putApplyUpdate },
+    },
+  },
+  {
+    template: [...RG, "providers", "Microsoft.AlertsManagement", "actionRules", "{ruleName}"],
+    type: "actionRules",
+    apiVersions: ["2021-08-08"],
+    operations: {
+      GET: { action: "Microsoft.AlertsManagement/actionRules/read", handle: getActionRule },
+      PUT: { action: "Microsoft.AlertsManagement/actionRules/write", handle: putActionRule },
+    },
+  },
+  {
     template: [
       "subscriptions",
       "{subscriptionId}",
@@ -143,6 +195,37 @@ export const ROUTES: readonly ArmRoute[] = [
     type: "alerts",
     apiVersions: ["2019-05-05-preview"],
     operations: { GET: { action: "Microsoft.AlertsManagement/alerts/read", handle: listAlerts } },
+  },
+  {
+    template: [
+      "subscriptions",
+      "{subscriptionId}",
+      "providers",
+      "Microsoft.Authorization",
+      "acquirePolicyToken",
+    ],
+    type: "acquirePolicyToken",
+    apiVersions: POLICY_TOKEN_VERSIONS,
+    // Any authenticated caller of the subscription: Azure has published no RBAC action for it.
+    noRoleNeeded: true,
+    operations: {
+      POST: {
+        action: "Microsoft.Authorization/acquirePolicyToken/action",
+        handle: acquirePolicyTokenHandler,
+      },
+    },
+  },
+  {
+    template: ["subscriptions", "{subscriptionId}", ...CHANGE_RECORDS],
+    type: "changeRecords",
+    apiVersions: ["2026-01-01-preview"],
+    operations: CHANGE_RECORD_OPERATIONS,
+  },
+  {
+    template: [...RG, ...CHANGE_RECORDS],
+    type: "changeRecords",
+    apiVersions: ["2026-01-01-preview"],
+    operations: CHANGE_RECORD_OPERATIONS,
   },
   {
     // Only the version the product's page schema is written for.

@@ -87,12 +87,23 @@ function refusal(eventId: string, outcome: StartRequestOutcome) {
       : undefined;
 }
 
+/** Whether the scope's VMs run in a region the control routes named as not acknowledging. */
+function inUnsupportedRegion(call: ArmCall, groups: readonly string[]): boolean {
+  const unsupported = call.arm.maintenance().unsupportedRegions.map((r) => r.toLowerCase());
+  if (unsupported.length === 0) return false;
+  const state = call.arm.fabric.state();
+  return Object.values(state.vms).some(
+    (vm) => groups.includes(vm.group) && unsupported.includes(vm.location.toLowerCase()),
+  );
+}
+
 function acknowledge(call: ArmCall, eventIds: string[]) {
   const behaviour = call.arm.maintenance();
   if (!behaviour.supportedInRegion) return notSupportedInRegion();
   if (eventIds.some((id) => !GUID.test(id))) return armError(400, "BadRequest", BAD_REQUEST);
   const scope = resolveScope(call);
   if ("status" in scope) return scope;
+  if (inUnsupportedRegion(call, scope.groups)) return notSupportedInRegion();
   // An RP whose copy lags IMDS knows none of the events: nothing is approved.
   if (!behaviour.knowsEvents) return eventIds.map((id) => refusal(id, "unknown"));
   const r = call.arm.fabric.acknowledge({

@@ -1,11 +1,13 @@
 import type { ScheduledEvent } from "@quiesce/protocol/imds";
+import type { Policy } from "@quiesce/protocol/policy";
 import type { Directive, RelayReport } from "@quiesce/protocol/relay";
-import { type ClusterState, relayHoldsLease } from "./state";
+import { type ClusterState, relayHoldsLease } from "../model/state";
+import { deferDirectives } from "./windowDeferral";
 
 /**
  * What the reporting relay is told to do: approve the events whose lease it holds and still sees
  * Scheduled (echoing their ids as its document spells them), and recover an event it drained
- * for and lost track of.
+ * for and lost track of; in a cluster with maintenance windows, which drains to hold.
  */
 export function directivesFor(
   state: ClusterState,
@@ -13,6 +15,7 @@ export function directivesFor(
   docEvents: Map<string, ScheduledEvent>,
   hooksByKey: Map<string, RelayReport["hooks"][number]>,
   now: number,
+  policy: Policy,
 ): Directive[] {
   const directives: Directive[] = [];
   const approve: string[] = [];
@@ -43,6 +46,7 @@ export function directivesFor(
       directives.push({ kind: "recover", eventId: hooks.eventId });
     }
   }
+  directives.push(...deferDirectives(state, docEvents, now, policy));
   if (approve.length > 0)
     directives.unshift({
       kind: "approve",
