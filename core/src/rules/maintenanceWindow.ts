@@ -126,7 +126,6 @@ export function decideWindow(
   const latest = event.notBefore - w.latestDrainStartSecondsBeforeNotBefore * 1000;
   const horizon = Math.min(latest, from + SEARCH_DAYS * 86_400_000);
   const allowed = from <= horizon ? firstAllowed(w, from, horizon) : null;
-  // What held it at first sight: a blackout (named) or no window (the one that comes next).
   // What held it at first sight: a blackout (the one it fell in, or the one whose end let the
   // window open late), else no window.
   const blackout =
