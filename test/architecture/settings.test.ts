@@ -19,7 +19,8 @@ const ALLOWED: Record<string, string> = {
   "functions/src/config.ts": "the coordinator's settings",
   "functions/src/configPublished.ts": "the coordinator's settings of published events",
   "functions/src/configChangeSafety.ts": "the coordinator's setting of Azure Change Safety",
-  "functions/src/configSubscriptions.ts": "the coordinator's setting of the subscriptions it serves",
+  "functions/src/configSubscriptions.ts":
+    "the coordinator's setting of the subscriptions it serves",
   "functions/src/options.ts": "the coordinator's settings made options",
   "functions/src/coordinator.ts": "composition root",
   // Its timer's schedule is the Functions host's binding expression %QUIESCE_SWEEP_SCHEDULE%.

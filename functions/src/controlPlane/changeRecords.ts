@@ -10,12 +10,7 @@ import {
 import type { Policy } from "@quiesce/protocol/policy";
 import { runRound } from "../rounds/runner";
 import type { ControlPlaneDeps } from "./deps";
-import {
-  type ArmOutcome,
-  type ChangeRecordPorts,
-  type ChangeRecordRequest,
-  describeProblem,
-} from "./ports";
+import { type ChangeRecordPorts, type ChangeRecordRequest, describeProblem } from "./ports";
 
 /**
  * The Azure Change Safety change records of a cluster's events (core/src/lifecycle/changeRecords.ts):
