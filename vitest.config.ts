@@ -16,25 +16,18 @@ import { defineConfig } from "vitest/config";
 // module graph, and the secrets test must prove what it proves whatever else ran first. Files
 // of both share their process's Azurite (@quiesce/testkit/azurite's useAzurite: emptied for each
 // file), rather than starting one each.
-// The end-to-end files (test/e2e: whole clusters of real processes, bounded in wall time) run
-// after every other file has finished (a later groupOrder), four at a time in one pool: they
-// mostly wait on intervals (three at a time left the phase at 143 s). "e2e-shared" keeps each
-// worker's module graph between files as "unit" does (each file imported the simulator and the
-// coordinator anew: about 5 s, most of the phase's import time); "e2e-isolated" holds the three
-// that failed in a shared process (a token cache or process state an earlier cluster left), and
-// is named so that vitest starts it first, chaos being the longest file (150 s for the phase in
-// one isolated project; 134 s split, side by side). The wall-time bounds add the scheduling
-// delay measured while they ran (@quiesce/testkit/lag), for other work on the machine.
+// "e2e" (test/e2e: whole clusters of real processes, bounded in wall time) runs after every other
+// file has finished (a later groupOrder), four files at a time: they mostly wait on intervals
+// (three at a time left the phase at 143 s). Each file has a process of its own: in a shared one
+// the control-plane files fail once one follows another (@azure/identity's one MSAL token cache
+// per process, as above), which a worker that keeps its modules made depend on the order. The
+// wall-time bounds add the scheduling delay measured while they ran (@quiesce/testkit/lag), for
+// other work on the machine.
 const ISOLATED = [
   "fabric-simulator/src/arm/identity.test.ts",
   "test/integration/attestation/**/*.test.ts",
   "test/infra/host-bindings.test.ts",
   "test/integration/secretsNeverLeave.test.ts",
-];
-const E2E_ISOLATED = [
-  "test/e2e/attestation.test.ts",
-  "test/e2e/chaos.test.ts",
-  "test/e2e/loadBalancerDrain.test.ts",
 ];
 const exclude = ["**/node_modules/**", "**/dist/**"];
 export default defineConfig({
@@ -75,23 +68,10 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: "e2e-isolated",
-          include: E2E_ISOLATED,
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
           exclude,
           maxWorkers: 4,
-          sequence: { groupOrder: 1 },
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: "e2e-shared",
-          include: ["test/e2e/**/*.test.ts"],
-          exclude: [...exclude, ...E2E_ISOLATED],
-          maxWorkers: 4,
-          isolate: false,
           sequence: { groupOrder: 1 },
           // A guard against hangs, not a claim: each test bounds what it waits for itself.
           testTimeout: 120_000,
