@@ -1,20 +1,15 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { acknowledgeRefusal } from "@quiesce/core";
-import {
-  armToken,
-  type FabricSimulator,
-  ManualClock,
-  startFabricSimulator,
-} from "@quiesce/fabric-simulator";
 import { recordingCredential, useHttpStub } from "@quiesce/testkit/stub";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type ArmClient,
   acknowledgeScheduledEvent,
   createArmClient,
   MAINTENANCE_API_VERSION,
 } from "../../functions/src/arm/index";
+import { useContractArm } from "./contractSim";
 
 /**
  * The ARM acknowledge against its owners' artifacts (fixtures/arm-acknowledge/SOURCES.md): the
@@ -124,32 +119,16 @@ describe("the product's acknowledge client reads the owners' answers", () => {
 });
 
 describe("the fabric simulator's acknowledge answers like the fixtures", () => {
-  let sim: FabricSimulator;
-  let token: string;
-  let arm: ArmClient;
-  beforeAll(async () => {
-    sim = await startFabricSimulator({ clock: new ManualClock() });
-    token = await armToken(sim.identity);
-    arm = createArmClient({
-      endpoint: sim.armUrl,
-      credential: { getToken: async () => ({ token }) },
-      maxAttempts: 1,
-    });
-  });
-  afterAll(async () => {
-    await arm?.close();
-    await sim?.stop();
-  });
-  beforeEach(() => sim.reset());
+  const c = useContractArm();
 
-  const rg = () => sim.arm.resourceGroupId();
+  const rg = () => c.sim.arm.resourceGroupId();
   const scopePath = () =>
     `${rg()}/providers/Microsoft.Compute/availabilitySets/avset-web/providers/Microsoft.Maintenance/scheduledevents`;
   async function post(pathAndQuery: string, body?: unknown) {
-    const res = await fetch(`${sim.armUrl}${pathAndQuery}`, {
+    const res = await fetch(`${c.sim.armUrl}${pathAndQuery}`, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${token}`,
+        authorization: `Bearer ${c.token}`,
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -165,7 +144,7 @@ describe("the fabric simulator's acknowledge answers like the fixtures", () => {
   const productReads = async (id: string) => {
     const [, sub, , group] = rg().split("/").filter(Boolean);
     const r = await acknowledgeScheduledEvent(
-      arm,
+      c.arm,
       {
         subscriptionId: sub as string,
         resourceGroup: group as string,
@@ -176,7 +155,8 @@ describe("the fabric simulator's acknowledge answers like the fixtures", () => {
     );
     return r.ok ? "approved" : acknowledgeRefusal(r.error).kind;
   };
-  const schedule = () => sim.schedule({ eventId: EVENT, eventType: "Reboot", group: "avset-web" });
+  const schedule = () =>
+    c.sim.schedule({ eventId: EVENT, eventType: "Reboot", group: "avset-web" });
 
   it.each(SPEC_VERSIONS)(
     "approves with the spec example's 200 body at %s, and the product reads it approved",
@@ -186,7 +166,7 @@ describe("the fabric simulator's acknowledge answers like the fixtures", () => {
         status: 200,
         body: specExample(version).responses["200"].body,
       });
-      sim.reset();
+      c.sim.reset();
       schedule();
       expect(await productReads(EVENT)).toBe("approved");
     },
@@ -200,7 +180,7 @@ describe("the fabric simulator's acknowledge answers like the fixtures", () => {
     });
     expect(await productReads(unknown)).toBe("eventNotFound");
 
-    sim.arm.setMaintenance({ unknownEventStatus: 207 });
+    c.sim.arm.setMaintenance({ unknownEventStatus: 207 });
     const multi = await ack(unknown);
     expect(multi.status).toBe(207);
     expect(shape(multi.body)).toEqual(shape(fixture("cli.acknowledge-response.json")));
@@ -210,23 +190,23 @@ describe("the fabric simulator's acknowledge answers like the fixtures", () => {
 
   it("plays an RP that does not know the events yet: a scheduled event is InvalidScheduledEventId and stays Scheduled", async () => {
     schedule();
-    sim.arm.setMaintenance({ knowsEvents: false });
+    c.sim.arm.setMaintenance({ knowsEvents: false });
     expect(await ack(EVENT)).toEqual({
       status: 404,
       body: fixture("powershell.approve-not-found.json"),
     });
     expect(await productReads(EVENT)).toBe("eventNotFound");
-    expect(sim.event(EVENT)?.phase).toBe("Scheduled");
+    expect(c.sim.event(EVENT)?.phase).toBe("Scheduled");
   });
 
   it("plays a region without the feature: 405 NotImplemented on both forms, as the CLI's fixture", async () => {
     schedule();
-    sim.arm.setMaintenance({ supportedInRegion: false });
+    c.sim.arm.setMaintenance({ supportedInRegion: false });
     const expected = { status: 405, body: fixture("cli.list-not-implemented-response.json") };
     expect(await ack(EVENT)).toEqual(expected);
     expect(await ackList([EVENT])).toEqual(expected);
     expect(await productReads(EVENT)).toBe("notSupportedInRegion");
-    expect(sim.event(EVENT)?.phase).toBe("Scheduled");
+    expect(c.sim.event(EVENT)?.phase).toBe("Scheduled");
   });
 
   it("answers an event id that is not a GUID 400 BadRequest, as the CLI's fixture", async () => {

@@ -1,19 +1,10 @@
 import { acknowledgeRefusal } from "@quiesce/core";
-import {
-  armToken,
-  type FabricSimulator,
-  ManualClock,
-  startFabricSimulator,
-} from "@quiesce/fabric-simulator";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { closeChangeRecord, putChangeRecord } from "../../functions/src/arm/changeRecord";
-import {
-  type ArmClient,
-  acknowledgeScheduledEvent,
-  createArmClient,
-} from "../../functions/src/arm/index";
+import { acknowledgeScheduledEvent } from "../../functions/src/arm/index";
 import { acquirePolicyToken, withPolicyToken } from "../../functions/src/arm/policyToken";
 import { createExample, fixture, type Json, pick, shape } from "./changeSafetyFixtures";
+import { useContractArm } from "./contractSim";
 
 /**
  * The fabric simulator's Azure Change Safety against the same fixtures as the product's clients
@@ -23,26 +14,10 @@ import { createExample, fixture, type Json, pick, shape } from "./changeSafetyFi
  */
 
 describe("the fabric simulator's Change Safety answers like the fixtures", () => {
-  let sim: FabricSimulator;
-  let token: string;
-  let arm: ArmClient;
-  beforeAll(async () => {
-    sim = await startFabricSimulator({ clock: new ManualClock() });
-    token = await armToken(sim.identity);
-    arm = createArmClient({
-      endpoint: sim.armUrl,
-      credential: { getToken: async () => ({ token }) },
-      maxAttempts: 1,
-    });
-  });
-  afterAll(async () => {
-    await arm?.close();
-    await sim?.stop();
-  });
-  beforeEach(() => sim.reset());
+  const c = useContractArm();
 
   const scope = () => {
-    const [, sub, , group] = sim.arm.resourceGroupId().split("/").filter(Boolean);
+    const [, sub, , group] = c.sim.arm.resourceGroupId().split("/").filter(Boolean);
     return {
       subscriptionId: sub as string,
       resourceGroup: group as string,
@@ -50,14 +25,14 @@ describe("the fabric simulator's Change Safety answers like the fixtures", () =>
       name: "avset-web",
     } as const;
   };
-  const schedule = () => sim.schedule({ eventType: "Reboot", group: "avset-web" }).eventId;
+  const schedule = () => c.sim.schedule({ eventType: "Reboot", group: "avset-web" }).eventId;
 
   it("denies a write without a token with the shape the SDKs parse, and the product reads it deniedByPolicy", async () => {
-    sim.arm.setChangeSafety({ missingTokenAction: "Deny" });
+    c.sim.arm.setChangeSafety({ missingTokenAction: "Deny" });
     const id = schedule();
     const res = await fetch(
-      `${sim.armUrl}${sim.arm.resourceGroupId()}/providers/Microsoft.Compute/availabilitySets/avset-web/providers/Microsoft.Maintenance/scheduledevents/${id}/acknowledge?api-version=2025-11-01`,
-      { method: "POST", headers: { authorization: `Bearer ${token}` } },
+      `${c.sim.armUrl}${c.sim.arm.resourceGroupId()}/providers/Microsoft.Compute/availabilitySets/avset-web/providers/Microsoft.Maintenance/scheduledevents/${id}/acknowledge?api-version=2025-11-01`,
+      { method: "POST", headers: { authorization: `Bearer ${c.token}` } },
     );
     const body = (await res.json()) as Json;
     expect(res.status).toBe(403);
@@ -67,19 +42,19 @@ describe("the fabric simulator's Change Safety answers like the fixtures", () =>
       shape(want.additionalInfo[0].info.evaluationDetails),
     );
     expect(body.error.additionalInfo[0].type).toBe("PolicyViolation");
-    const r = await acknowledgeScheduledEvent(arm, scope(), id);
+    const r = await acknowledgeScheduledEvent(c.arm, scope(), id);
     expect(r.ok ? "approved" : acknowledgeRefusal(r.error).kind).toBe("deniedByPolicy");
   });
 
   it("issues a token shaped like the spec example's, and the same write with it is approved", async () => {
-    sim.arm.setChangeSafety({ missingTokenAction: "Deny" });
+    c.sim.arm.setChangeSafety({ missingTokenAction: "Deny" });
     const id = schedule();
-    const r = await acknowledgeScheduledEvent(withPolicyToken(arm), scope(), id);
+    const r = await acknowledgeScheduledEvent(withPolicyToken(c.arm), scope(), id);
     expect(r.ok).toBe(true);
-    const issued = sim.arm.changeSafety();
+    const issued = c.sim.arm.changeSafety();
     expect(issued.tokens).toHaveLength(1);
     expect(issued.guarded).toHaveLength(1);
-    const answer = await acquirePolicyToken(arm, {
+    const answer = await acquirePolicyToken(c.arm, {
       subscriptionId: scope().subscriptionId,
       uri: "https://management.azure.com/x?api-version=1",
       httpMethod: "POST",
@@ -88,10 +63,10 @@ describe("the fabric simulator's Change Safety answers like the fixtures", () =>
   });
 
   it("audits a write without a token under Audit and lets it through", async () => {
-    sim.arm.setChangeSafety({ missingTokenAction: "Audit" });
-    const r = await acknowledgeScheduledEvent(arm, scope(), schedule());
+    c.sim.arm.setChangeSafety({ missingTokenAction: "Audit" });
+    const r = await acknowledgeScheduledEvent(c.arm, scope(), schedule());
     expect(r.ok).toBe(true);
-    expect(sim.arm.changeSafety().audited).toHaveLength(1);
+    expect(c.sim.arm.changeSafety().audited).toHaveLength(1);
   });
 
   it("answers a change record's create and update with the spec examples' shapes", async () => {
@@ -106,9 +81,9 @@ describe("the fabric simulator's Change Safety answers like the fixtures", () =>
       anticipatedEndTime: new Date(3_600_000),
       additionalData: {},
     } as const;
-    const made = await putChangeRecord(arm, s, "quiesce-test", spec);
+    const made = await putChangeRecord(c.arm, s, "quiesce-test", spec);
     expect(made.ok && made.value.status).toBe("NotApplicable");
-    const record = sim.arm.changeSafety().records[0] as Json;
+    const record = c.sim.arm.changeSafety().records[0] as Json;
     const want = createExample.responses["201"].body;
     expect(Object.keys(record).sort()).toEqual(
       expect.arrayContaining(["id", "name", "properties", "type"]),
@@ -138,17 +113,19 @@ describe("the fabric simulator's Change Safety answers like the fixtures", () =>
         ]),
       ),
     );
-    const closed = await closeChangeRecord(arm, record.id, {
+    const closed = await closeChangeRecord(c.arm, record.id, {
       comments: "Completed: done",
       endedAt: new Date(1_000),
     });
     expect(closed.ok).toBe(true);
-    expect((sim.arm.changeSafety().records[0] as Json).properties.comments).toBe("Completed: done");
+    expect((c.sim.arm.changeSafety().records[0] as Json).properties.comments).toBe(
+      "Completed: done",
+    );
   });
 
   it("refuses a token without a change reference when the policy wants one, as a Failed result", async () => {
-    sim.arm.setChangeSafety({ missingTokenAction: "Deny", requireChangeReference: true });
-    const r = await acknowledgeScheduledEvent(withPolicyToken(arm), scope(), schedule());
+    c.sim.arm.setChangeSafety({ missingTokenAction: "Deny", requireChangeReference: true });
+    const r = await acknowledgeScheduledEvent(withPolicyToken(c.arm), scope(), schedule());
     expect(r).toMatchObject({ ok: false, error: { code: "PolicyTokenRefused" } });
   });
 });
