@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bundleCli } from "../scripts/bundle.mjs";
+import { ADVISORY_EVENT } from "./testFixtures";
 
 /**
  * The `quiesce` command as operators run it: the published layout (bin/quiesce.js and the bundle
@@ -166,44 +167,7 @@ describe("quiesce against a coordinator", () => {
 });
 
 describe("quiesce and an advisory event (a Spot rebalance recommendation)", () => {
-  const rebalance = {
-    eventId: "E1",
-    cluster: "web",
-    eventType: "SpotRebalanceRecommendation",
-    eventSource: "Platform",
-    durationInSeconds: -1,
-    description: "",
-    status: "Scheduled",
-    phase: "Observed",
-    phaseSince: "2026-11-23T04:46:06.691Z",
-    notBefore: null,
-    resources: ["web-0"],
-    firstSeenAt: "2026-11-23T04:46:06.691Z",
-    firstSeenBy: "web-0",
-    startedFirst: null,
-    published: null,
-    advisory: true,
-    startedAt: null,
-    endedAt: null,
-    approval: {
-      rule: null,
-      approvedAt: null,
-      approvedBy: null,
-      lease: null,
-      failedApprovers: [],
-      via: null,
-      controlPlane: null,
-    },
-    hold: null,
-    forceApprove: null,
-    gateOverrides: [],
-    waitingFor: "advisory: Spot rebalance recommendation, nothing to approve",
-    blockers: [],
-    drained: [],
-    gates: [],
-    maintenanceWindow: null,
-    changeRecord: null,
-  };
+  const rebalance = { ...ADVISORY_EVENT, eventId: "E1" };
   const page = { ...STATUS, events: [rebalance] };
 
   it("keeps advisory in --json and marks the event advisory in text", async () => {

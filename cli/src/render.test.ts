@@ -2,6 +2,7 @@ import { EventView } from "@quiesce/protocol/status";
 import { describe, expect, it } from "vitest";
 import { eventLine, renderEventDetail, renderOperatorAnswer, renderStatus } from "./render";
 import { EventDetail, type OperatorAnswer } from "./statusClient";
+import { ADVISORY_EVENT } from "./testFixtures";
 
 describe("an operator action's outcome in text", () => {
   const answer = (replaced: OperatorAnswer["replaced"]) => ({ replaced });
@@ -26,31 +27,7 @@ describe("an operator action's outcome in text", () => {
 
 /** An event as the status API shows it; `advisory` left out is an older coordinator's answer. */
 const view = (over: Record<string, unknown> = {}) =>
-  EventView.parse({
-    eventId: "5B0A1D2C-0000-4E7F-8A9B-0C1D2E3F4A5B",
-    cluster: "web",
-    eventType: "SpotRebalanceRecommendation",
-    eventSource: "Platform",
-    durationInSeconds: -1,
-    description: "",
-    status: "Scheduled",
-    phase: "Observed",
-    phaseSince: "2026-11-23T04:46:06.691Z",
-    notBefore: null,
-    resources: ["web-0"],
-    firstSeenAt: "2026-11-23T04:46:06.691Z",
-    firstSeenBy: "web-0",
-    startedAt: null,
-    endedAt: null,
-    approval: { rule: null, approvedAt: null, approvedBy: null, lease: null, failedApprovers: [] },
-    hold: null,
-    forceApprove: null,
-    waitingFor: "advisory: Spot rebalance recommendation, nothing to approve",
-    blockers: [],
-    drained: [],
-    advisory: true,
-    ...over,
-  });
+  EventView.parse({ ...ADVISORY_EVENT, ...over });
 
 describe("an advisory event in text", () => {
   it("is marked advisory on its line of quiesce status, and a maintenance event is not", () => {

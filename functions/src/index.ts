@@ -1,4 +1,5 @@
 export type { Meter } from "@opentelemetry/api";
+export { type ArmClient, createArmClient } from "./arm";
 export * from "./auth";
 export * from "./config";
 export { type Coordinator, createCoordinator } from "./coordinator";

@@ -1,13 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  armToken,
-  type FabricSimulator,
-  ManualClock,
-  startFabricSimulator,
-} from "@quiesce/fabric-simulator";
+import { armToken } from "@quiesce/fabric-simulator";
+import { useContractArm } from "@quiesce/testkit/arm";
 import { recordingCredential, useHttpStub } from "@quiesce/testkit/stub";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ArmClient, createArmClient, MAINTENANCE_API_VERSION } from "../../functions/src/arm";
 import { PROBE_EVENT_ID, probeAcknowledge } from "../../functions/src/arm/regionProbe";
 import { supportFromAnswer } from "../../functions/src/controlPlane/regionSupport";
@@ -67,25 +63,10 @@ describe("the probe reads the owners' answers as the region's availability", () 
 });
 
 describe("the fabric simulator's per-region switch answers like the fixtures", () => {
-  let sim: FabricSimulator;
-  let arm: ArmClient;
-  beforeAll(async () => {
-    sim = await startFabricSimulator({ clock: new ManualClock() });
-    const token = await armToken(sim.identity);
-    arm = createArmClient({
-      endpoint: sim.armUrl,
-      credential: { getToken: async () => ({ token }) },
-      maxAttempts: 1,
-    });
-  });
-  afterAll(async () => {
-    await arm?.close();
-    await sim?.stop();
-  });
-  beforeEach(() => sim.reset());
+  const c = useContractArm();
 
   const scope = () => {
-    const [, sub, , group] = sim.arm.resourceGroupId().split("/").filter(Boolean);
+    const [, sub, , group] = c.sim.arm.resourceGroupId().split("/").filter(Boolean);
     return {
       subscriptionId: sub as string,
       resourceGroup: group as string,
@@ -93,31 +74,31 @@ describe("the fabric simulator's per-region switch answers like the fixtures", (
       name: "avset-web",
     } as const;
   };
-  const region = () => sim.state().topology.location;
+  const region = () => c.sim.state().topology.location;
 
   it("answers the probe 404 InvalidScheduledEventId where the region acknowledges", async () => {
-    sim.arm.setMaintenance({ unsupportedRegions: ["someotherregion"] });
-    const r = await probeAcknowledge(arm, scope());
+    c.sim.arm.setMaintenance({ unsupportedRegions: ["someotherregion"] });
+    const r = await probeAcknowledge(c.arm, scope());
     expect(r).toMatchObject({ ok: false, status: 404, code: "InvalidScheduledEventId" });
     expect(supportFromAnswer(r)).toBe("available");
   });
 
   it("answers 405 NotImplemented, as the CLI's fixture, in a region named unsupported (any case), and approves nothing there", async () => {
     const EVENT = "5E3D1A4C-9B7F-4C2E-8D6A-1F0B2C3D4E5F";
-    sim.schedule({ eventId: EVENT, eventType: "Reboot", group: "avset-web" });
-    sim.arm.setMaintenance({ unsupportedRegions: [region().toUpperCase()] });
-    const probed = await probeAcknowledge(arm, scope());
+    c.sim.schedule({ eventId: EVENT, eventType: "Reboot", group: "avset-web" });
+    c.sim.arm.setMaintenance({ unsupportedRegions: [region().toUpperCase()] });
+    const probed = await probeAcknowledge(c.arm, scope());
     expect(probed).toMatchObject({ ok: false, status: 405, code: "NotImplemented" });
     expect(supportFromAnswer(probed)).toBe("notAvailable");
-    const token = await armToken(sim.identity);
+    const token = await armToken(c.sim.identity);
     const res = await fetch(
-      `${sim.armUrl}${sim.arm.resourceGroupId()}/providers/Microsoft.Compute/availabilitySets/avset-web/providers/Microsoft.Maintenance/scheduledevents/${EVENT}/acknowledge?api-version=${MAINTENANCE_API_VERSION}`,
+      `${c.sim.armUrl}${c.sim.arm.resourceGroupId()}/providers/Microsoft.Compute/availabilitySets/avset-web/providers/Microsoft.Maintenance/scheduledevents/${EVENT}/acknowledge?api-version=${MAINTENANCE_API_VERSION}`,
       { method: "POST", headers: { authorization: `Bearer ${token}` } },
     );
     expect({ status: res.status, body: await res.json() }).toEqual({
       status: 405,
       body: fixture("cli.list-not-implemented-response.json"),
     });
-    expect(sim.event(EVENT)?.phase).toBe("Scheduled");
+    expect(c.sim.event(EVENT)?.phase).toBe("Scheduled");
   });
 });

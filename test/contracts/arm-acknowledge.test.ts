@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { acknowledgeRefusal } from "@quiesce/core";
+import { useContractArm } from "@quiesce/testkit/arm";
 import { recordingCredential, useHttpStub } from "@quiesce/testkit/stub";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -9,7 +10,6 @@ import {
   createArmClient,
   MAINTENANCE_API_VERSION,
 } from "../../functions/src/arm/index";
-import { useContractArm } from "./contractSim";
 
 /**
  * The ARM acknowledge against its owners' artifacts (fixtures/arm-acknowledge/SOURCES.md): the

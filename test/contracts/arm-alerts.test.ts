@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { armCall } from "@quiesce/fabric-simulator";
+import { useContractSim } from "@quiesce/testkit/arm";
 import { recordingCredential, useHttpStub } from "@quiesce/testkit/stub";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -10,7 +11,6 @@ import {
   createArmClient,
 } from "../../functions/src/arm/index";
 import { missingPaths } from "./armShape";
-import { useContractSim } from "./contractSim";
 
 /**
  * The alert-rule gate's read (Alerts Management `Alerts_GetAll`) against the REST spec's

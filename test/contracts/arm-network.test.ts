@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { armCall } from "@quiesce/fabric-simulator";
+import { useContractSim } from "@quiesce/testkit/arm";
 import { recordingCredential, useHttpStub } from "@quiesce/testkit/stub";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -11,7 +12,6 @@ import {
   readAdminState,
 } from "../../functions/src/arm/index";
 import { missingPaths } from "./armShape";
-import { useContractSim } from "./contractSim";
 
 /**
  * Microsoft.Network as the load-balancer drain uses it, against the REST spec's examples

@@ -1,10 +1,10 @@
 import { acknowledgeRefusal } from "@quiesce/core";
+import { useContractArm } from "@quiesce/testkit/arm";
 import { describe, expect, it } from "vitest";
 import { closeChangeRecord, putChangeRecord } from "../../functions/src/arm/changeRecord";
 import { acknowledgeScheduledEvent } from "../../functions/src/arm/index";
 import { acquirePolicyToken, withPolicyToken } from "../../functions/src/arm/policyToken";
 import { createExample, fixture, type Json, pick, shape } from "./changeSafetyFixtures";
-import { useContractArm } from "./contractSim";
 
 /**
  * The fabric simulator's Azure Change Safety against the same fixtures as the product's clients

@@ -7,8 +7,8 @@ import {
   REBALANCE_API_VERSION,
   SCHEDULED_EVENTS_API_VERSION,
 } from "@quiesce/protocol/imds";
+import { useContractSim } from "@quiesce/testkit/arm";
 import { describe, expect, it } from "vitest";
-import { useContractSim } from "./contractSim";
 
 /**
  * Spot rebalance recommendations against the one public artifact that names their api-version:

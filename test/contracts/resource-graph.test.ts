@@ -7,6 +7,7 @@ import {
   resourceGraphRequest,
   SCHEDULED_EVENTS_QUERY,
 } from "@quiesce/protocol/published";
+import { useContractSim } from "@quiesce/testkit/arm";
 import { recordingCredential, useHttpStub } from "@quiesce/testkit/stub";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ArmClient, createArmClient } from "../../functions/src/arm/client";
@@ -16,7 +17,6 @@ import {
   RESOURCE_GRAPH_PATH,
 } from "../../functions/src/arm/resourceGraph";
 import { missingPaths } from "./armShape";
-import { useContractSim } from "./contractSim";
 
 /**
  * Azure Resource Graph's `Resources` operation (the backstop's read) against Azure's own

@@ -1,17 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  armToken,
-  type FabricSimulator,
-  ManualClock,
-  startFabricSimulator,
-} from "@quiesce/fabric-simulator";
+import { armToken, ManualClock } from "@quiesce/fabric-simulator";
 import { parseEventGridDelivery } from "@quiesce/protocol/published";
+import { useContractArm } from "@quiesce/testkit/arm";
 import { call, request } from "@quiesce/testkit/harness";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { patchRunEvent } from "../../fabric-simulator/src/maintenance/patchRuns";
 import { cancelMaintenanceRun } from "../../functions/src/arm/applyUpdates";
-import { type ArmClient, createArmClient } from "../../functions/src/arm/client";
 import type { HandlerDeps } from "../../functions/src/handlers/deps";
 import { eventGridWebhookHandler } from "../../functions/src/handlers/eventGrid";
 
@@ -139,28 +134,13 @@ describe("the webhook with the sample's pre-event", () => {
 });
 
 describe("the cancel of a run (ApplyUpdates_CreateOrUpdateOrCancel)", () => {
-  let sim: FabricSimulator;
-  let arm: ArmClient;
   const clock = new ManualClock();
-  beforeAll(async () => {
-    sim = await startFabricSimulator({ clock });
-    const token = await armToken(sim.identity);
-    arm = createArmClient({
-      endpoint: sim.armUrl,
-      credential: { getToken: async () => ({ token }) },
-      maxAttempts: 1,
-    });
-  });
-  afterAll(async () => {
-    await arm?.close();
-    await sim?.stop();
-  });
-  beforeEach(() => sim.reset());
+  const c = useContractArm({ clock });
 
   async function startRun(
     configuration: string,
   ): Promise<{ correlationId: string; cutOffMs: number }> {
-    const res = await fetch(`${sim.url}/control/arm/patchRuns`, {
+    const res = await fetch(`${c.sim.url}/control/arm/patchRuns`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ configuration, startInSeconds: 1800 }),
@@ -172,18 +152,18 @@ describe("the cancel of a run (ApplyUpdates_CreateOrUpdateOrCancel)", () => {
   it("sends the example's body and reads the simulator's answer as the example's (status Cancelled)", async () => {
     expect(cancelExample.parameters.applyUpdate).toEqual({ properties: { status: "Cancel" } });
     const run = await startRun("patch-web");
-    const r = await cancelMaintenanceRun(arm, run.correlationId);
+    const r = await cancelMaintenanceRun(c.arm, run.correlationId);
     expect(r).toMatchObject({ ok: true, value: { status: 200, runStatus: "Cancelled" } });
-    const logged = (await (await fetch(`${sim.url}/control/arm/requests`)).json()) as Array<{
+    const logged = (await (await fetch(`${c.sim.url}/control/arm/requests`)).json()) as Array<{
       method: string;
       path: string;
     }>;
     expect(logged.at(-1)).toMatchObject({ method: "PUT" });
     const example = cancelExample.responses["200"].body;
-    const answered = await fetch(`${sim.armUrl}${run.correlationId}?api-version=2025-11-01`, {
+    const answered = await fetch(`${c.sim.armUrl}${run.correlationId}?api-version=2025-11-01`, {
       method: "PUT",
       headers: {
-        authorization: `Bearer ${await armToken(sim.identity)}`,
+        authorization: `Bearer ${await armToken(c.sim.identity)}`,
         "content-type": "application/json",
       },
       body: JSON.stringify(cancelExample.parameters.applyUpdate),
@@ -197,10 +177,10 @@ describe("the cancel of a run (ApplyUpdates_CreateOrUpdateOrCancel)", () => {
   it("is refused once the cut-off has passed, and for a run that does not exist", async () => {
     const run = await startRun("patch-late");
     clock.advance(1800_000);
-    const late = await cancelMaintenanceRun(arm, run.correlationId);
+    const late = await cancelMaintenanceRun(c.arm, run.correlationId);
     expect(late).toMatchObject({ ok: false, error: { status: 400 } });
     const missing = await cancelMaintenanceRun(
-      arm,
+      c.arm,
       run.correlationId.replace(/\d+$/, "20000101000000"),
     );
     expect(missing).toMatchObject({ ok: false, error: { status: 404 } });

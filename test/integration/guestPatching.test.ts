@@ -1,18 +1,13 @@
 import { applyReport, type ClusterState, emptyClusterState, type Transition } from "@quiesce/core";
-import {
-  armToken,
-  type FabricSimulator,
-  ManualClock,
-  startFabricSimulator,
-} from "@quiesce/fabric-simulator";
+import { ManualClock } from "@quiesce/fabric-simulator";
 import { DEFAULT_POLICY, type Policy, PolicySet, policyFor } from "@quiesce/protocol/policy";
 import { type PatchRunEvent, parseEventGridDelivery } from "@quiesce/protocol/published";
+import { useContractArm } from "@quiesce/testkit/arm";
 import { useAzurite } from "@quiesce/testkit/azurite";
 import { drained, report, scheduled, started } from "@quiesce/testkit/documents";
 import { uniquePrefix } from "@quiesce/testkit/harness";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type PatchRun, patchRunEvent } from "../../fabric-simulator/src/maintenance/patchRuns";
-import { type ArmClient, createArmClient } from "../../functions/src/arm/client";
 import { openPatchRunTable, type PatchRunTable } from "../../functions/src/guestPatching/runTable";
 import { GuestPatchingRuns } from "../../functions/src/guestPatching/service";
 import type { Notification } from "../../functions/src/notify/due";
@@ -27,23 +22,9 @@ import type { ClusterStore } from "../../functions/src/store";
  */
 const azurite = useAzurite();
 const clock = new ManualClock();
-let sim: FabricSimulator;
-let arm: ArmClient;
-beforeAll(async () => {
-  sim = await startFabricSimulator({ clock });
-  const token = await armToken(sim.identity);
-  arm = createArmClient({
-    endpoint: sim.armUrl,
-    credential: { getToken: async () => ({ token }) },
-    maxAttempts: 1,
-  });
-});
-afterAll(async () => {
-  await arm?.close();
-  await sim?.stop();
-});
+const c = useContractArm({ clock });
+// Registered after the helper's reset, so it runs after it (vitest runs before-hooks in order).
 beforeEach(() => {
-  sim.reset();
   // Runs are Azure's, not the fabric's: they outlive a reset, and a run is named by its start.
   clock.advance(3600_000);
 });
@@ -79,7 +60,7 @@ async function fixture(
   guestPatching: object,
   state: (p: Policy) => ClusterState,
 ): Promise<Fixture> {
-  const config = `${sim.arm.resourceGroupId()}/providers/Microsoft.Maintenance/maintenanceConfigurations/patch-web`;
+  const config = `${c.sim.arm.resourceGroupId()}/providers/Microsoft.Maintenance/maintenanceConfigurations/patch-web`;
   const all = PolicySet.parse({
     default: { controlPlaneApproval: { ...DEFAULT_POLICY.controlPlaneApproval, mode: "off" } },
     clusters: { web: { guestPatching: { maintenanceConfigurations: [config], ...guestPatching } } },
@@ -107,7 +88,7 @@ async function fixture(
     },
   };
   return {
-    service: new GuestPatchingRuns({ runs, store, policies, clock, arm, log, notifier }),
+    service: new GuestPatchingRuns({ runs, store, policies, clock, arm: c.arm, log, notifier }),
     runs,
     history,
     notified,
@@ -116,7 +97,7 @@ async function fixture(
 }
 
 async function control(path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${sim.url}/control/arm/${path}`, {
+  const res = await fetch(`${c.sim.url}/control/arm/${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: { "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

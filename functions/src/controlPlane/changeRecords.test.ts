@@ -1,20 +1,14 @@
 import { metrics } from "@opentelemetry/api";
 import { applyPublished, type ClusterState } from "@quiesce/core";
-import {
-  armToken,
-  type FabricSimulator,
-  getInstanceMetadata,
-  ManualClock,
-  startFabricSimulator,
-} from "@quiesce/fabric-simulator";
+import { getInstanceMetadata } from "@quiesce/fabric-simulator";
 import { silentLogger, systemClock } from "@quiesce/protocol";
 import { vmIdentityFromInstanceMetadata } from "@quiesce/protocol/imds";
 import { DEFAULT_POLICY } from "@quiesce/protocol/policy";
+import { useContractArm } from "@quiesce/testkit/arm";
 import { useAzurite } from "@quiesce/testkit/azurite";
 import { published } from "@quiesce/testkit/documents";
 import { uniquePrefix } from "@quiesce/testkit/harness";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ArmClient, createArmClient } from "../arm";
+import { describe, expect, it } from "vitest";
 import { changeSafetyOptions } from "../configChangeSafety";
 import { ClusterStore, commitDecision, openTables, StatusQueries, zeroCounts } from "../store";
 import { Telemetry } from "../telemetry/metrics";
@@ -33,22 +27,7 @@ const CLUSTER = "changes";
 const VMS = ["web-0", "web-1"];
 
 describe("change records, one per event", () => {
-  let sim: FabricSimulator;
-  let arm: ArmClient;
-  beforeAll(async () => {
-    sim = await startFabricSimulator({ clock: new ManualClock() });
-    const token = await armToken(sim.identity);
-    arm = createArmClient({
-      endpoint: sim.armUrl,
-      credential: { getToken: async () => ({ token }) },
-      maxAttempts: 1,
-    });
-  });
-  afterAll(async () => {
-    await arm?.close();
-    await sim?.stop();
-  });
-  beforeEach(() => sim.reset());
+  const c = useContractArm();
 
   async function setUp() {
     const totals = zeroCounts();
@@ -68,11 +47,11 @@ describe("change records, one per event", () => {
       log: silentLogger,
     };
     const ports = createChangeRecordPorts(
-      arm,
+      c.arm,
       changeSafetyOptions({
         policyToken: true,
         changeRecords: {
-          scope: sim.arm.resourceGroupId(),
+          scope: c.sim.arm.resourceGroupId(),
           changeType: "ManualTouch",
           rolloutType: "Normal",
         },
@@ -108,12 +87,12 @@ describe("change records, one per event", () => {
   }
 
   it("opens one record when the event is seen, stores its id, and makes no second one on later sweeps or a restart", async () => {
-    sim.arm.setChangeSafety({ missingTokenAction: "Deny" });
+    c.sim.arm.setChangeSafety({ missingTokenAction: "Deny" });
     const { observe, sweep, history, notBefore, deps, ports } = await setUp();
     await observe("Scheduled");
     const after = await sweep();
     const [e] = Object.values(after.events);
-    const records = sim.arm.changeSafety().records as Array<{
+    const records = c.sim.arm.changeSafety().records as Array<{
       id: string;
       properties: Record<string, unknown>;
     }>;
@@ -129,7 +108,7 @@ describe("change records, one per event", () => {
     });
     expect(JSON.stringify(records[0]?.properties.changeDefinition)).toContain("web-0");
     // The PUT carried a token the simulator issued for it (Deny would have refused it otherwise).
-    expect(sim.arm.changeSafety().guarded.map((g) => g.method)).toEqual(["PUT"]);
+    expect(c.sim.arm.changeSafety().guarded.map((g) => g.method)).toEqual(["PUT"]);
     expect((await history(e?.key ?? "")).join("\n")).toContain(
       `change record opened (Azure Change Safety): ${records[0]?.id}`,
     );
@@ -137,11 +116,11 @@ describe("change records, one per event", () => {
     await sweep();
     const { state } = await deps.store.loadCluster(CLUSTER);
     expect(await runDueChangeRecords(deps, ports, state, DEFAULT_POLICY)).toBe(0);
-    expect(sim.arm.changeSafety().records).toHaveLength(1);
+    expect(c.sim.arm.changeSafety().records).toHaveLength(1);
   });
 
   it("closes the record when the event ends, with how it ended", async () => {
-    sim.arm.setChangeSafety({ missingTokenAction: "Deny" });
+    c.sim.arm.setChangeSafety({ missingTokenAction: "Deny" });
     const { observe, sweep } = await setUp();
     await observe("Scheduled");
     await sweep();
@@ -150,32 +129,32 @@ describe("change records, one per event", () => {
     const [e] = Object.values(after.events);
     expect(e?.phase).toBe("Cancelled");
     expect(e?.changeRecord).toMatchObject({ step: "closed", outcome: "Cancelled" });
-    const [record] = sim.arm.changeSafety().records as Array<{
+    const [record] = c.sim.arm.changeSafety().records as Array<{
       properties: Record<string, unknown>;
     }>;
     expect(record?.properties.comments).toBe("Cancelled: Azure withdrew the scheduled event.");
-    expect(sim.arm.changeSafety().guarded.map((g) => g.method)).toEqual(["PUT", "PATCH"]);
+    expect(c.sim.arm.changeSafety().guarded.map((g) => g.method)).toEqual(["PUT", "PATCH"]);
   });
 
   it("acknowledges and sets load-balancer admin state with tokens naming the event's open record, where the policy wants a change reference", async () => {
-    sim.arm.setChangeSafety({ missingTokenAction: "Deny", requireChangeReference: true });
+    c.sim.arm.setChangeSafety({ missingTokenAction: "Deny", requireChangeReference: true });
     const { observe, sweep } = await setUp();
     await observe("Scheduled");
     const [e] = Object.values((await sweep()).events);
     const record = e?.changeRecord?.id ?? "";
     expect(record).not.toBe("");
-    const eventId = sim.schedule({ eventType: "Reboot", group: "avset-web" }).eventId;
-    const md = await getInstanceMetadata(sim.imdsUrl("web-0"));
+    const eventId = c.sim.schedule({ eventType: "Reboot", group: "avset-web" }).eventId;
+    const md = await getInstanceMetadata(c.sim.imdsUrl("web-0"));
     if (!md.body) throw new Error("no instance metadata");
     const vm = vmIdentityFromInstanceMetadata(md.body);
-    const ports = createArmPorts(arm, { policyToken: true });
+    const ports = createArmPorts(c.arm, { policyToken: true });
     // Without the change reference the evaluation refuses the token: the acknowledge is not sent.
     expect(await ports.acknowledge(vm, eventId)).toMatchObject({
       ok: false,
       error: { code: "PolicyTokenRefused" },
     });
     expect(await ports.acknowledge(vm, eventId, record)).toMatchObject({ ok: true });
-    const acked = sim.arm.changeSafety().guarded.filter((g) => g.path.endsWith("/acknowledge"));
+    const acked = c.sim.arm.changeSafety().guarded.filter((g) => g.path.endsWith("/acknowledge"));
     expect(acked).toEqual([
       { method: "POST", path: expect.stringContaining(eventId), changeReference: record },
     ]);
@@ -186,20 +165,20 @@ describe("change records, one per event", () => {
     expect(await ports.setAdminState(address, "Down", undefined, record)).toMatchObject({
       ok: true,
     });
-    const pools = sim.arm
+    const pools = c.sim.arm
       .changeSafety()
       .guarded.filter((g) => g.path.includes("/backendAddressPools/"));
     expect(pools).toEqual([{ method: "PUT", path: expect.any(String), changeReference: record }]);
   });
 
   it("records a refused token as the call's failure, in the history, without the write", async () => {
-    sim.arm.setChangeSafety({ missingTokenAction: "Deny", refuse: true });
+    c.sim.arm.setChangeSafety({ missingTokenAction: "Deny", refuse: true });
     const { observe, sweep, history } = await setUp();
     await observe("Scheduled");
     const [e] = Object.values((await sweep()).events);
     expect(e?.changeRecord).toMatchObject({ step: "opening", id: null, attempts: 1 });
     expect(e?.changeRecord?.lastError).toContain("PolicyTokenRefused");
-    expect(sim.arm.changeSafety().records).toHaveLength(0);
+    expect(c.sim.arm.changeSafety().records).toHaveLength(0);
     expect((await history(e?.key ?? "")).join("\n")).toMatch(
       /could not open the change record \(attempt 1 of 5\): ARM request PolicyTokenRefused: .*change freeze/,
     );

@@ -1,17 +1,11 @@
 import { metrics } from "@opentelemetry/api";
 import type { Member } from "@quiesce/core";
-import {
-  armToken,
-  type FabricSimulator,
-  ManualClock,
-  startFabricSimulator,
-} from "@quiesce/fabric-simulator";
 import { silentLogger } from "@quiesce/protocol";
 import { DEFAULT_POLICY, type Policy } from "@quiesce/protocol/policy";
+import { useContractArm } from "@quiesce/testkit/arm";
 import { useAzurite } from "@quiesce/testkit/azurite";
 import { uniquePrefix } from "@quiesce/testkit/harness";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ArmClient, createArmClient } from "../arm";
+import { describe, expect, it } from "vitest";
 import type { Notification } from "../notify/due";
 import { RegionSupportTable } from "../store/regionSupport";
 import { Telemetry } from "../telemetry/metrics";
@@ -25,29 +19,14 @@ import { RegionWatch } from "./regionWatch";
  * alerted on where a group relies on it, and learnt again from a real acknowledge's answer.
  */
 const azurite = useAzurite();
-let sim: FabricSimulator;
-let arm: ArmClient;
-beforeAll(async () => {
-  sim = await startFabricSimulator({ clock: new ManualClock() });
-  const token = await armToken(sim.identity);
-  arm = createArmClient({
-    endpoint: sim.armUrl,
-    credential: { getToken: async () => ({ token }) },
-    maxAttempts: 1,
-  });
-});
-afterAll(async () => {
-  await arm?.close();
-  await sim?.stop();
-});
-beforeEach(() => sim.reset());
+const c = useContractArm();
 
 const T0 = Date.parse("2026-11-27T12:00:00Z");
 const POLICY: Policy = DEFAULT_POLICY;
 
 /** Relay members of avset-web, last seen `lastSeenAt`. */
 function members(lastSeenAt: number): Map<string, Member[]> {
-  const vms = Object.values(sim.state().vms).filter((v) => v.group === "avset-web");
+  const vms = Object.values(c.sim.state().vms).filter((v) => v.group === "avset-web");
   return new Map([
     [
       "web",
@@ -74,7 +53,7 @@ async function setUp() {
     tablePrefix: uniquePrefix(),
   });
   await table.init();
-  const watch = new RegionWatch(createRegionPorts(arm), table, {
+  const watch = new RegionWatch(createRegionPorts(c.arm), table, {
     clock: { now: () => now },
     telemetry: new Telemetry(metrics.getMeter("test")),
     notifier: { afterCommit: (ns) => sent.push(...ns) },
@@ -85,7 +64,7 @@ async function setUp() {
 }
 
 const group = { kind: "zone" as const, name: "1", memberCount: 4 };
-const region = () => sim.state().topology.location.toLowerCase();
+const region = () => c.sim.state().topology.location.toLowerCase();
 
 describe("where Azure offers approval through ARM", () => {
   it("probes at start-up, then not again within the interval, and shows the group available with since and how", async () => {
@@ -101,12 +80,12 @@ describe("where Azure offers approval through ARM", () => {
       detail: "404 InvalidScheduledEventId",
       relies: false,
     });
-    expect(sim.events()).toEqual([]);
+    expect(c.sim.events()).toEqual([]);
   });
 
   it("alerts once where a group with no live relay relies on it and the region answers 405, and keeps since while it stays so", async () => {
     const { watch, sent, advance } = await setUp();
-    sim.arm.setMaintenance({ unsupportedRegions: [region()] });
+    c.sim.arm.setMaintenance({ unsupportedRegions: [region()] });
     const silent = async () => members(T0 - 24 * 3_600_000);
     await watch.probeDue(silent);
     expect(sent.map((n) => [n.kind, n.severity, n.cluster])).toEqual([
@@ -128,16 +107,16 @@ describe("where Azure offers approval through ARM", () => {
 
   it("does not alert for a group whose relays can approve", async () => {
     const { watch, sent } = await setUp();
-    sim.arm.setMaintenance({ unsupportedRegions: [region()] });
+    c.sim.arm.setMaintenance({ unsupportedRegions: [region()] });
     await watch.probeDue(async () => members(T0));
     expect(sent).toEqual([]);
   });
 
   it("learns from a real acknowledge's answer, and a new availability moves since", async () => {
     const { watch, advance } = await setUp();
-    sim.arm.setMaintenance({ unsupportedRegions: [region()] });
+    c.sim.arm.setMaintenance({ unsupportedRegions: [region()] });
     await watch.probeDue(async () => members(T0));
-    sim.arm.setMaintenance({ unsupportedRegions: [] });
+    c.sim.arm.setMaintenance({ unsupportedRegions: [] });
     advance(60_000);
     const vm = members(T0).get("web")?.[0]?.vm;
     if (!vm) throw new Error("no VM");
