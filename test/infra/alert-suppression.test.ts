@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ActionRule } from "../../functions/src/arm/actionRules";
 import { bicepCli, repoRoot } from "./bicep";
+import { runBicep } from "./bicepRun";
 
 /**
  * infra/examples/alert-suppression: the alert processing rule a team deploys for Quiesce to keep
@@ -17,14 +17,10 @@ describe("the alert-suppression example", () => {
       console.warn("Bicep CLI not found (scripts/bicep/restore.sh): not compiled");
       return;
     }
-    const r = spawnSync(
+    const r = runBicep(
       bicep,
       ["build", join("infra", "examples", "alert-suppression", "main.bicep"), "--stdout"],
-      {
-        cwd: repoRoot,
-        encoding: "utf8",
-        timeout: 120_000,
-      },
+      { cwd: repoRoot },
     );
     expect(r.stderr.split("\n").filter((l) => / : (Error|Warning) /.test(l))).toEqual([]);
     expect(r.status).toBe(0);

@@ -1,9 +1,10 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bicepCli, bicepFiles, repoRoot } from "./bicep";
+import { runBicep } from "./bicepRun";
 
 /**
  * The real Bicep compiler and linter over infra/: type errors, unknown properties and API
@@ -22,10 +23,9 @@ describe("infra/ with the Bicep compiler", () => {
     const out = mkdtempSync(join(tmpdir(), "bicep-build-"));
     try {
       // One process for all files: the CLI takes seconds to start. build also runs the linter.
-      const result = spawnSync(bicep, ["build", "--pattern", "infra/**/*.bicep", "--outdir", out], {
+      const result = runBicep(bicep, ["build", "--pattern", "infra/**/*.bicep", "--outdir", out], {
         cwd: repoRoot,
-        encoding: "utf8",
-        timeout: 120_000,
+        scratch: out,
       });
       const diagnostics = `${result.stdout}\n${result.stderr}`
         .split("\n")

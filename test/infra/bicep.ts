@@ -143,24 +143,3 @@ export function bicepCli(): string | undefined {
   const command = found.stdout.trim();
   return found.status === 0 && command && command !== "az bicep" ? command : undefined;
 }
-
-/**
- * Evaluates Bicep expressions with `bicep console` (one CLI start for all), each wrapped as
- * base64(string({ v: expression })) so that every result is one line of JSON; returns the values.
- */
-export function evaluateBicep(bicep: string, expressions: string[]): unknown[] {
-  const result = spawnSync(bicep, ["console"], {
-    input: expressions.map((e) => `base64(string({ v: ${e} }))\n`).join(""),
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  const lines = result.stdout
-    .trim()
-    .split("\n")
-    .filter((l) => /^'[A-Za-z0-9+/=]*'$/.test(l.trim()));
-  if (lines.length !== expressions.length)
-    throw new Error(`bicep console: ${result.stdout}\n${result.stderr}`);
-  return lines.map(
-    (l) => JSON.parse(Buffer.from(l.trim().slice(1, -1), "base64").toString("utf8")).v,
-  );
-}

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { COORDINATOR_SETTING_FIELDS } from "@quiesce/functions";
 import { describe, expect, it } from "vitest";
 import type { Node } from "web-tree-sitter";
-import { bicepCli, declaration, evaluateBicep, infraDir, parseBicep, properties } from "./bicep";
+import { bicepCli, declaration, infraDir, parseBicep, properties } from "./bicep";
+import { evaluateBicep } from "./bicepRun";
 import { bicepString, descendants, file, inline } from "./controlPlaneBicep";
 
 /** The app settings that switch the coordinator's ARM client on (docs/control-plane.md, Permissions). */

@@ -1,19 +1,9 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import type { Node, Tree } from "web-tree-sitter";
-import { bicepFiles, infraDir, parseBicep, repoRoot } from "./bicep";
+import { infraDir, parseBicep } from "./bicep";
+import { runBicep } from "./bicepRun";
 
 /** What the control-plane events infra tests (control-plane-events*.test.ts) read the Bicep with. */
 
@@ -32,33 +22,12 @@ export function named(template: Json, part: string): Json {
 
 /**
  * infra/<file> compiled by the Bicep CLI, as JSON. Several test files check the same compiled
- * main.bicep, and a compile is a .NET start (seconds of CPU): the first one writes it under
- * node_modules/.cache keyed by the CLI and every infra/*.bicep file's content, the others read it.
+ * main.bicep: the first asks the CLI, the others read its answer (runBicep).
  */
 export function compile(bicep: string, file: string): Json {
-  const key = createHash("sha256").update(bicep).update(statSync(bicep).mtimeMs.toString());
-  for (const f of bicepFiles()) key.update(f).update(readFileSync(f));
-  const cached = join(
-    repoRoot,
-    "node_modules",
-    ".cache",
-    "quiesce-bicep",
-    `${key.update(file).digest("hex")}.json`,
-  );
-  if (existsSync(cached)) return JSON.parse(readFileSync(cached, "utf8"));
-  const out = mkdtempSync(join(tmpdir(), "bicep-events-"));
-  try {
-    const json = join(out, "out.json");
-    execFileSync(bicep, ["build", join(infraDir, file), "--outfile", json], { stdio: "pipe" });
-    const text = readFileSync(json, "utf8");
-    mkdirSync(dirname(cached), { recursive: true });
-    // Written whole, then renamed: a file compiling at the same time reads all of it or none.
-    writeFileSync(`${cached}.${process.pid}`, text);
-    renameSync(`${cached}.${process.pid}`, cached);
-    return JSON.parse(text);
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+  const built = runBicep(bicep, ["build", join(infraDir, file), "--stdout"]);
+  if (built.status !== 0) throw new Error(`bicep build ${file}: ${built.stderr}`);
+  return JSON.parse(built.stdout);
 }
 
 /**
@@ -86,10 +55,10 @@ export function buildParams(bicep: string, cases: string[][]): { ok: boolean; ou
       return file;
     });
     const out = join(dir, "out");
-    const result = spawnSync(
+    const result = runBicep(
       bicep,
       ["build-params", "--pattern", join(dir, "*.bicepparam"), "--outdir", out],
-      { encoding: "utf8", timeout: 60_000 },
+      { timeout: 60_000, scratch: dir },
     );
     const lines = `${result.stdout}\n${result.stderr}`.split("\n");
     return files.map((file, i) => {
@@ -177,9 +146,8 @@ export function evaluateEach(bicep: string, cases: Case[]): Evaluated[] {
     ...declarations,
     `base64(string({ v: ${expression} }))`,
   ]);
-  const result = spawnSync(bicep, ["console"], {
+  const result = runBicep(bicep, ["console"], {
     input: `${script.flat().join("\n")}\n`,
-    encoding: "utf8",
     timeout: 60_000,
   });
   for (const line of result.stdout.split("\n")) {

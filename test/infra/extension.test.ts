@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RelaySettings } from "@quiesce/relay";
@@ -12,6 +11,7 @@ import {
   repoRoot,
   stringLiteral,
 } from "./bicep";
+import { runBicep } from "./bicepRun";
 
 /**
  * The relay extension end to end, as far as it runs without Azure: the settings Bicep computes
@@ -49,9 +49,8 @@ describe("relay extension (infra/relay/extension.bicep)", () => {
     const expression = body.replace(/\bconfig\.\??([A-Za-z]+)/g, (_m, name: string) =>
       bicepLiteral(config[name]),
     );
-    const result = spawnSync(bicep, ["console"], {
+    const result = runBicep(bicep, ["console"], {
       input: `base64(string(${expression}))\n`,
-      encoding: "utf8",
       timeout: 60_000,
     });
     const line = result.stdout.trim().split("\n").pop() ?? "";
