@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
+import { E2eLongestFirst } from "./vitest.sequencer";
 
 // The workspace packages from their sources, subpaths included ("@quiesce/protocol/imds"
 // -> protocol/src/imds/index.ts), as scripts/esbuild/workspace-sources.mjs does for bundles.
@@ -25,6 +26,7 @@ import { defineConfig } from "vitest/config";
 // per process, as above), which a worker that keeps its modules made depend on the order. The
 // wall-time bounds add the scheduling delay measured while they ran (@quiesce/testkit/lag), for
 // other work on the machine.
+// They start longest first, in a fresh clone too (vitest.sequencer.ts).
 const ISOLATED = [
   "fabric-simulator/src/arm/identity.test.ts",
   "test/integration/attestation/**/*.test.ts",
@@ -45,6 +47,7 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    sequence: { sequencer: E2eLongestFirst },
     projects: [
       {
         extends: true,
