@@ -49,12 +49,22 @@ function freePort(): Promise<number> {
   });
 }
 
-async function answers(port: number): Promise<boolean> {
+/**
+ * Azurite says so once its server is listening. A free port is only free when it was probed: a
+ * process listening on port 0 may take it before Azurite binds it, and then the port answers HTTP
+ * although Azurite failed with EADDRINUSE (a cluster's table client once talked to another test's
+ * simulator that way). So the child's own line decides, and the port must then answer as Azurite.
+ */
+const STARTED = /Azurite Table service successfully started on 127\.0\.0\.1:(\d+)/;
+
+async function answersAsAzurite(port: number): Promise<boolean> {
   try {
-    await fetch(`http://127.0.0.1:${port}/${DEV_ACCOUNT}/Tables`, {
+    const res = await fetch(`http://127.0.0.1:${port}/${DEV_ACCOUNT}/Tables`, {
       signal: AbortSignal.timeout(1000),
     });
-    return true; // any HTTP answer (even 403) means the service is up
+    await res.body?.cancel();
+    // Any status (even 403) means the service is up; the Server header says whose it is.
+    return /^Azurite-Table\//.test(res.headers.get("server") ?? "");
   } catch {
     return false;
   }
@@ -114,7 +124,7 @@ async function startOnce(opts: AzuriteOptions): Promise<AzuriteHandle | null> {
       if (/EADDRINUSE/.test(output) && opts.port === undefined) return null;
       throw new Error(`Azurite exited with code ${child.exitCode}: ${output.trim()}`);
     }
-    if (await answers(port)) {
+    if (STARTED.exec(output)?.[1] === String(port) && (await answersAsAzurite(port))) {
       const kill = async () => {
         if (child.exitCode !== null || child.signalCode !== null) return;
         child.kill("SIGKILL");
