@@ -45,6 +45,8 @@ export interface ChaosCluster {
   readonly relayProcess: RelayProcess;
   /** Between the relay process and coordinator B: lets a test see and drop its answers. */
   readonly relayProxy: ReportProxy;
+  /** Between web-2 and coordinator A (replaying its reports): lets a test cut web-2 off. */
+  readonly replayProxy: ReportProxy;
   readonly replayed: () => number;
   /** Reports the replaying proxy has sent to coordinator A and not yet had answered. */
   readonly reportsInFlight: () => number;
@@ -172,6 +174,7 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
       coordinators: [a, b],
       relayProcess,
       relayProxy,
+      replayProxy: proxy,
       replayed: () => replays.replayed,
       reportsInFlight: () => replays.inFlight,
       operatorKey: keys.operatorKey,
