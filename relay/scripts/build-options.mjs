@@ -2,11 +2,12 @@
 // run the same artifact.
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { brotliCompressSync, constants } from "node:zlib";
 import { build } from "esbuild";
 import { workspaceSources } from "../../scripts/esbuild/workspace-sources.mjs";
+import { brotliPacked } from "./brotli-cache.mjs";
 
 const relayDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const packCache = join(relayDir, "..", "node_modules", ".cache", "quiesce-relay-embedded");
 
 /**
  * @azure/identity is only needed in managedIdentity mode, yet merely carrying its ~1 MB of code
@@ -43,14 +44,10 @@ function embedded(
           logLevel: "error",
         });
         // Compressed (brotli: a tenth of the size): V8 keeps the bundle's source for lazy compiling,
-        // so what is carried here is resident memory even when never used.
+        // so what is carried here is resident memory even when never used. Kept between builds
+        // (./brotli-cache.mjs).
         const code = out.outputFiles[0].contents;
-        const packed = brotliCompressSync(code, {
-          params: {
-            [constants.BROTLI_PARAM_QUALITY]: 11,
-            [constants.BROTLI_PARAM_SIZE_HINT]: code.length,
-          },
-        }).toString("base64");
+        const packed = brotliPacked(code, packCache).toString("base64");
         return {
           contents: `const Module = require("node:module");
 const { brotliDecompressSync } = require("node:zlib");

@@ -1,0 +1,1 @@
+export function brotliPacked(code: Uint8Array, cacheDir: string): Buffer;
