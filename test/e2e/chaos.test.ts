@@ -51,7 +51,8 @@ describe("chaos end to end (real processes, Azurite on disk)", () => {
     const delay = await x.schedulingDelay(fromMs, toMs);
     const b = bounded(ms, BOUND_MS, delay.ms, delay.detail);
     process.stdout.write(`chaos: ${what}: ${b.text}\n`); // the figure for the issue note
-    expect(ms, `${what}: ${b.text}`).toBeLessThanOrEqual(b.allowedMs);
+    const detail = ms > b.allowedMs ? `\n${x.journalSince(fromMs)}` : "";
+    expect(ms, `${what}: ${b.text}${detail}`).toBeLessThanOrEqual(b.allowedMs);
   };
 
   it("keeps every invariant with clocks 30 s off, racing instances, replayed reports and IMDS storms", async () => {

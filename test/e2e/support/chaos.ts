@@ -8,7 +8,8 @@ import {
   type TopologyInput,
 } from "@quiesce/fabric-simulator";
 import { type AzuriteHandle, loadOrCreateLocalKeys, startAzurite } from "@quiesce/functions";
-import { parseRelaySettings, type RelayHandle, silentLogger, startRelay } from "@quiesce/relay";
+import { createLogger, type LogRecord } from "@quiesce/protocol";
+import { parseRelaySettings, type RelayHandle, startRelay } from "@quiesce/relay";
 import { CoordinatorProcess, coordinatorBundle } from "@quiesce/testkit/coordinator";
 import { type ReportProxy, startReportProxy } from "@quiesce/testkit/front";
 import { startLagMonitor } from "@quiesce/testkit/lag";
@@ -61,6 +62,11 @@ export interface ChaosCluster {
   waitForPhase(eventId: string, phases: string[], timeoutMs?: number): Promise<true>;
   /** When both coordinator instances serve the status API again (storage included). */
   answeringAgain(): Promise<number>;
+  /**
+   * For a failure's message: what the in-process relays logged (info and up) and the
+   * coordinators' last output since `fromMs`, so a bound missed once can be read, not guessed.
+   */
+  journalSince(fromMs: number): string;
   killAzurite(): Promise<void>;
   startAzurite(): Promise<void>;
   stop(): Promise<void>;
@@ -138,9 +144,17 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
       QUIESCE_LOG_LEVEL: "warn",
     });
     const inProcess: RelayHandle[] = [];
+    const journal: (LogRecord & { vm: string; realMs: number })[] = [];
     const loop = async (vm: string, url: string, skewMs: number) => {
+      const logger = createLogger({
+        level: "info",
+        sink: (r) => {
+          journal.push({ ...r, vm, realMs: Date.now() });
+          if (journal.length > 500) journal.shift();
+        },
+      });
       const relay = await startRelay(parseRelaySettings(relaySettings(vm, url)), {
-        logger: silentLogger,
+        logger,
         clock: { now: () => Date.now() + skewMs },
         reportRetry: { baseMs: 200, maxMs: 1_000 },
         imds: { retryBaseMs: 50, retryMaxMs: 200 },
@@ -216,6 +230,17 @@ export async function startChaosCluster(topology: TopologyInput): Promise<ChaosC
           ),
         );
         return Math.max(...at);
+      },
+      journalSince(fromMs) {
+        const relays = journal
+          .filter((r) => r.realMs >= fromMs)
+          .map(
+            (r) =>
+              `  +${r.realMs - fromMs} ms ${r.vm} ${r.level} ${r.msg} ${JSON.stringify(r.fields)}`,
+          );
+        const tail = (c: CoordinatorProcess) =>
+          `${c.name}, last output:\n${c.output.split("\n").slice(-15).join("\n")}`;
+        return [`relays in process since then:`, ...relays, tail(a), tail(b)].join("\n");
       },
       killAzurite: () => azurite.kill(),
       async startAzurite() {
