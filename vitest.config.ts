@@ -27,6 +27,10 @@ import { E2eLongestFirst } from "./vitest.sequencer";
 // wall-time bounds add the scheduling delay measured while they ran (@quiesce/testkit/lag), for
 // other work on the machine.
 // They start longest first, in a fresh clone too (vitest.sequencer.ts).
+// Transformed modules are kept on disk (node_modules/.experimental-vitest-cache; keyed by each
+// file's content and id, the Vite configuration and coverage; on by default from vitest 5): each
+// project has a Vite server of its own, so without it "isolated" and "e2e" transformed again what
+// "unit" had, and every run transformed everything (36 s of the main process's CPU per run).
 const ISOLATED = [
   "fabric-simulator/src/arm/identity.test.ts",
   "test/integration/attestation/**/*.test.ts",
@@ -45,6 +49,7 @@ export default defineConfig({
     ],
   },
   test: {
+    experimental: { fsModuleCache: true },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     sequence: { sequencer: E2eLongestFirst },
