@@ -6,11 +6,12 @@
 // checkout when the bundle is missing or older than a file it was built from, and by the tests.
 // Usage: node cli/scripts/bundle.mjs                 (dist/quiesce.cjs)
 //        node cli/scripts/bundle.mjs --check-publishable   (prepublishOnly: see below)
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { workspaceSources } from "../../scripts/esbuild/workspace-sources.mjs";
+import { writeAtomically } from "../../scripts/fs/write-atomically.mjs";
 
 const cliDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const repoDir = resolve(cliDir, "..");
@@ -54,20 +55,12 @@ function licenses(inputs) {
   });
 }
 
-/** Writes by rename, so a concurrent `npx quiesce` never runs a half-written bundle. */
-function writeAtomically(file, text) {
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, text);
-  renameSync(temp, file);
-}
-
 /** Builds the bundle (and its inputs list) at `outfile`. */
 export async function bundleCli(outfile = BUNDLE) {
   const startedAt = Date.now();
   const result = await build(cliBuildOptions(outfile));
   const inputs = Object.keys(result.metafile.inputs);
   const code = result.outputFiles.find((f) => f.path.endsWith(".cjs"))?.text ?? "";
-  mkdirSync(dirname(outfile), { recursive: true });
   writeAtomically(inputsFile(outfile), JSON.stringify({ startedAt, inputs }));
   writeAtomically(outfile, `${code}${licenses(inputs).join("\n")}\n`);
 }

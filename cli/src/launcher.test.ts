@@ -19,6 +19,7 @@ describe("the quiesce launcher in a checkout", () => {
     for (const path of ["cli/bin", "cli/scripts", "cli/src", "cli/package.json", "protocol/src"])
       await copy(path);
     await copy("scripts/esbuild");
+    await copy("scripts/fs");
     await symlink(join(repo, "node_modules"), join(checkout, "node_modules"), "dir");
   });
   afterAll(async () => {

@@ -3,10 +3,11 @@
 // run. So the packed form is kept under node_modules/.cache, keyed by the input's hash, and
 // checked against the input before use: an entry that does not decompress to the input is
 // packed again, so a damaged or foreign entry can never change a bundle.
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";
+import { writeAtomically } from "../../scripts/fs/write-atomically.mjs";
 
 /**
  * @param {Uint8Array} code
@@ -29,11 +30,7 @@ export function brotliPacked(code, cacheDir) {
     },
   });
   try {
-    mkdirSync(cacheDir, { recursive: true });
-    // Written aside and renamed into place: test files in parallel may build at once.
-    const aside = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-    writeFileSync(aside, packed);
-    renameSync(aside, file);
+    writeAtomically(file, packed); // test files in parallel may build at once
   } catch {
     // a read-only tree still builds, only without the cache
   }

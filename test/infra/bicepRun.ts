@@ -6,12 +6,12 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
-  renameSync,
   statSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { z } from "zod";
+import { writeAtomically } from "../../scripts/fs/write-atomically.mjs";
 import { bicepFiles, repoRoot } from "./bicep";
 
 /**
@@ -112,10 +112,8 @@ export function runBicep(bicep: string, args: string[], o: BicepRunOptions = {})
       stderr: hide(result.stderr),
       written,
     };
-    mkdirSync(cacheDir, { recursive: true });
-    // Written whole, then renamed: a worker asking the same question reads all of it or none.
-    writeFileSync(`${file}.${process.pid}`, JSON.stringify(entry));
-    renameSync(`${file}.${process.pid}`, file);
+    // A worker asking the same question reads all of it or none.
+    writeAtomically(file, JSON.stringify(entry));
   }
   return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
 }
